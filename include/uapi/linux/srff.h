@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * srff - shortest-remaining-flow-first marking for Linux egress.
+ *
+ * The one header shared by the kernel module (srff_nf/), the command-line
+ * tool (srffctl/) and the tests. docs/srff.yaml describes the same family in
+ * YNL form; keep the two in step.
+ *
+ * Generic netlink family "srff", version 1. Every command acts on the
+ * network namespace of the requesting socket.
+ *
+ *   SRFF_CMD_GET_CONFIG   doit  -> reply carries every config attribute
+ *   SRFF_CMD_SET_CONFIG   doit  (admin) any subset of config attributes;
+ *                               all validated first, then swapped in at once
+ *   SRFF_CMD_GET_STATS    doit  -> reply carries SRFF_A_STATS
+ *   SRFF_CMD_GET_FLOWS    dump  (admin) one message per flow, SRFF_A_FLOW
+ *   SRFF_CMD_FLUSH_FLOWS  doit  (admin) forget every tracked flow
+ */
+#ifndef _UAPI_LINUX_SRFF_H
+#define _UAPI_LINUX_SRFF_H
+
+#include <linux/types.h>
+
+#define SRFF_GENL_NAME		"srff"
+#define SRFF_GENL_VERSION	1
+
+/* Up to 15 ascending byte thresholds split flows into up to 16 bands. */
+#define SRFF_MAX_THRESHOLDS	15
+#define SRFF_MAX_BANDS		(SRFF_MAX_THRESHOLDS + 1)
+/* Ports that always get the top band (FTP control, SSH, telnet, ...). */
+#define SRFF_MAX_TOP_PORTS	32
+
+/* Bounds enforced on configuration, in milliseconds. */
+#define SRFF_IDLE_TIMEOUT_MIN_MS	100
+#define SRFF_IDLE_TIMEOUT_MAX_MS	3600000		/* 1 hour */
+#define SRFF_GC_INTERVAL_MIN_MS		100
+#define SRFF_GC_INTERVAL_MAX_MS		60000		/* 1 minute */
+#define SRFF_IDLE_RESET_MAX_MS		3600000		/* 0 = off */
+#define SRFF_MAX_FLOWS_MIN		16
+#define SRFF_MAX_FLOWS_MAX		(1U << 24)
+
+enum srff_cmd {
+	SRFF_CMD_UNSPEC,
+	SRFF_CMD_GET_CONFIG,
+	SRFF_CMD_SET_CONFIG,
+	SRFF_CMD_GET_STATS,
+	SRFF_CMD_GET_FLOWS,
+	SRFF_CMD_FLUSH_FLOWS,
+	__SRFF_CMD_MAX
+};
+#define SRFF_CMD_MAX (__SRFF_CMD_MAX - 1)
+
+/* How UDP flows are treated. */
+enum srff_udp_policy {
+	SRFF_UDP_TRACK,		/* counted like TCP */
+	SRFF_UDP_TOP,		/* always the top band */
+	SRFF_UDP_IGNORE,	/* skb->priority left as the stack set it */
+	__SRFF_UDP_MAX
+};
+#define SRFF_UDP_MAX (__SRFF_UDP_MAX - 1)
+
+/* Whether a priority the application chose (SO_PRIORITY, IP_TOS) wins. */
+enum srff_app_prio {
+	SRFF_APP_PRIO_OVERRIDE,	/* srff's band always wins */
+	SRFF_APP_PRIO_KEEP,	/* a non-zero skb->priority is left alone */
+	__SRFF_APP_PRIO_MAX
+};
+#define SRFF_APP_PRIO_MAX (__SRFF_APP_PRIO_MAX - 1)
+
+/* Top-level attributes. */
+enum srff_attr {
+	SRFF_A_UNSPEC,
+	SRFF_A_PAD,
+	SRFF_A_THRESHOLDS,	/* nest of SRFF_A_ITEM u64, bytes, ascending */
+	SRFF_A_PRIORITIES,	/* nest of SRFF_A_ITEM u32, one per band */
+	SRFF_A_CLASSID_MAJOR,	/* u16: 0 = write SRFF_A_PRIORITIES; else
+				 * write major:(band + 1) for a prio qdisc */
+	SRFF_A_IDLE_TIMEOUT_MS,	/* u32 */
+	SRFF_A_GC_INTERVAL_MS,	/* u32 */
+	SRFF_A_MAX_FLOWS,	/* u32 */
+	SRFF_A_UDP_POLICY,	/* u8, enum srff_udp_policy */
+	SRFF_A_TOP_PORTS,	/* nest of SRFF_A_ITEM u16 (host order) */
+	SRFF_A_UNTRACKED_PRIORITY, /* u32: for packets no flow could hold */
+	SRFF_A_APP_PRIORITY,	/* u8, enum srff_app_prio */
+	SRFF_A_IDLE_RESET_MS,	/* u32: 0 = off */
+	SRFF_A_STATS,		/* nest, enum srff_stats_attr */
+	SRFF_A_FLOW,		/* nest, enum srff_flow_attr */
+	__SRFF_A_MAX
+};
+#define SRFF_A_MAX (__SRFF_A_MAX - 1)
+
+/* Entries of list nests (thresholds, priorities, ports). */
+enum srff_item_attr {
+	SRFF_A_ITEM_UNSPEC,
+	SRFF_A_ITEM,
+	__SRFF_A_ITEM_MAX
+};
+#define SRFF_A_ITEM_MAX (__SRFF_A_ITEM_MAX - 1)
+
+enum srff_stats_attr {
+	SRFF_STATS_A_UNSPEC,
+	SRFF_STATS_A_PAD,
+	SRFF_STATS_A_FLOWS,		/* u32: flows tracked now */
+	SRFF_STATS_A_MAX_FLOWS,		/* u32: the cap in force */
+	SRFF_STATS_A_CREATED,		/* u64 */
+	SRFF_STATS_A_GC_FREED,		/* u64: freed after idle_timeout */
+	SRFF_STATS_A_FIN_RETIRED,	/* u64: freed after FIN/RST */
+	SRFF_STATS_A_FLUSHED,		/* u64: freed by FLUSH_FLOWS */
+	SRFF_STATS_A_TABLE_FULL,	/* u64: a new flow met the cap */
+	SRFF_STATS_A_ALLOC_FAILED,	/* u64: GFP_ATOMIC allocation failed */
+	SRFF_STATS_A_UNTRACKED_PKTS,	/* u64 */
+	SRFF_STATS_A_UNTRACKED_BYTES,	/* u64 */
+	SRFF_STATS_A_IGNORED_PKTS,	/* u64: left alone by policy */
+	SRFF_STATS_A_TOP_PORT_PKTS,	/* u64: sent top band by port */
+	SRFF_STATS_A_GC_RUNS,		/* u64 */
+	SRFF_STATS_A_BANDS,		/* nest of SRFF_STATS_A_BAND */
+	SRFF_STATS_A_BAND,		/* nest, enum srff_band_attr */
+	__SRFF_STATS_A_MAX
+};
+#define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
+
+enum srff_band_attr {
+	SRFF_BAND_A_UNSPEC,
+	SRFF_BAND_A_PAD,
+	SRFF_BAND_A_INDEX,	/* u8 */
+	SRFF_BAND_A_PKTS,	/* u64 */
+	SRFF_BAND_A_BYTES,	/* u64 */
+	__SRFF_BAND_A_MAX
+};
+#define SRFF_BAND_A_MAX (__SRFF_BAND_A_MAX - 1)
+
+enum srff_flow_attr {
+	SRFF_FLOW_A_UNSPEC,
+	SRFF_FLOW_A_PAD,
+	SRFF_FLOW_A_FAMILY,	/* u8: AF_INET or AF_INET6 */
+	SRFF_FLOW_A_PROTO,	/* u8: IPPROTO_* */
+	SRFF_FLOW_A_SADDR,	/* binary: 4 or 16 bytes, network order */
+	SRFF_FLOW_A_DADDR,	/* binary: 4 or 16 bytes, network order */
+	SRFF_FLOW_A_SPORT,	/* u16, host order; 0 for port-less flows */
+	SRFF_FLOW_A_DPORT,	/* u16, host order */
+	SRFF_FLOW_A_BYTES,	/* u64: bytes sent so far (since idle reset) */
+	SRFF_FLOW_A_BAND,	/* u8: band of the flow's next packet */
+	SRFF_FLOW_A_AGE_MS,	/* u64 */
+	SRFF_FLOW_A_IDLE_MS,	/* u64 */
+	SRFF_FLOW_A_FLAGS,	/* u32, SRFF_FLOW_F_* */
+	__SRFF_FLOW_A_MAX
+};
+#define SRFF_FLOW_A_MAX (__SRFF_FLOW_A_MAX - 1)
+
+#define SRFF_FLOW_F_CLOSED	(1U << 0)	/* FIN or RST was sent */
+
+#endif /* _UAPI_LINUX_SRFF_H */

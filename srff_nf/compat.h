@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * flowkey.c, band.h and table.c build both in the kernel and in user space
+ * (unit tests, fuzzing, native benchmarks). In the kernel this header pulls
+ * in the real APIs; in user space, user/kernel.h provides the small subset
+ * those files use, with the same semantics (see that file for the limits).
+ */
+#ifndef _SRFF_COMPAT_H
+#define _SRFF_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/rculist.h>
+#include <linux/atomic.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/siphash.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/log2.h>
+#include <linux/err.h>
+#include <net/ip.h>
+#else
+#include "user/kernel.h"
+#endif
+
+#endif /* _SRFF_COMPAT_H */

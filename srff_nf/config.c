@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Configuration: module parameters (the defaults every namespace starts
+ * with), the one validity check shared by load time and netlink, and the
+ * RCU swap that publishes a namespace's new configuration.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <linux/pkt_sched.h>
+
+#include "srff.h"
+
+static unsigned long long thresholds[SRFF_MAX_THRESHOLDS] = { 1500, 5000 };
+static unsigned int nthresholds = 2;
+module_param_array(thresholds, ullong, &nthresholds, 0444);
+MODULE_PARM_DESC(thresholds, "ascending byte thresholds, at most 15 (default 1500,5000)");
+
+static unsigned int priorities[SRFF_MAX_BANDS] = { 6, 0, 2 };
+static unsigned int npriorities = 3;
+module_param_array(priorities, uint, &npriorities, 0444);
+MODULE_PARM_DESC(priorities, "skb->priority per band, one more than thresholds (default 6,0,2: pfifo_fast bands 0,1,2)");
+
+static unsigned short classid_major;
+module_param(classid_major, ushort, 0444);
+MODULE_PARM_DESC(classid_major, "if non-zero, write class id major:(band+1) of a prio qdisc instead of priorities");
+
+static unsigned int max_flows;
+module_param(max_flows, uint, 0444);
+MODULE_PARM_DESC(max_flows, "flows tracked per namespace at most (default: from RAM, 1 per 64 KiB, 4096..1048576)");
+
+static unsigned int hash_buckets;
+module_param(hash_buckets, uint, 0444);
+MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace (default: max_flows / 2, power of two)");
+
+static unsigned int idle_timeout_ms = 2500;
+module_param(idle_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(idle_timeout_ms, "free a flow idle this long, ms (default 2500)");
+
+static unsigned int gc_interval_ms = 2500;
+module_param(gc_interval_ms, uint, 0444);
+MODULE_PARM_DESC(gc_interval_ms, "garbage collection period, ms (default 2500)");
+
+static unsigned int idle_reset_ms;
+module_param(idle_reset_ms, uint, 0444);
+MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time, ms (default 0: off)");
+
+static unsigned int untracked_priority;
+module_param(untracked_priority, uint, 0444);
+MODULE_PARM_DESC(untracked_priority, "priority of packets no flow could hold, table full (default 0)");
+
+static char *udp_policy = "track";
+module_param(udp_policy, charp, 0444);
+MODULE_PARM_DESC(udp_policy, "track, top or ignore (default track)");
+
+static char *app_priority = "override";
+module_param(app_priority, charp, 0444);
+MODULE_PARM_DESC(app_priority, "override or keep a priority the application set (default override)");
+
+static unsigned short top_ports[SRFF_MAX_TOP_PORTS];
+static unsigned int ntop_ports;
+module_param_array(top_ports, ushort, &ntop_ports, 0444);
+MODULE_PARM_DESC(top_ports, "ports (either side) that always get the top band, e.g. 21,22,23");
+
+static const char *const udp_policy_names[] = {
+	[SRFF_UDP_TRACK] = "track",
+	[SRFF_UDP_TOP] = "top",
+	[SRFF_UDP_IGNORE] = "ignore",
+};
+
+static const char *const app_prio_names[] = {
+	[SRFF_APP_PRIO_OVERRIDE] = "override",
+	[SRFF_APP_PRIO_KEEP] = "keep",
+};
+
+/* Default cap: one flow per 64 KiB of RAM, 4096..1 Mi flows. At ~104 bytes
+ * a flow, a full table uses ~0.16 % of RAM.
+ */
+#define SRFF_RAM_PER_FLOW	(64UL << 10)
+#define SRFF_DEFAULT_FLOWS_MIN	4096U
+#define SRFF_DEFAULT_FLOWS_MAX	(1U << 20)
+
+static unsigned int default_max_flows(void)
+{
+	unsigned long ram = totalram_pages() << PAGE_SHIFT;
+
+	return clamp_t(unsigned long, ram / SRFF_RAM_PER_FLOW,
+		       SRFF_DEFAULT_FLOWS_MIN, SRFF_DEFAULT_FLOWS_MAX);
+}
+
+unsigned int srff_config_hash_buckets(unsigned int flows)
+{
+	if (hash_buckets)
+		return hash_buckets;
+	return max(roundup_pow_of_two(flows) / 2, 256UL);
+}
+
+/* A priority is a pfifo_fast/prio band priority 0..15 or a major:minor. */
+static bool priority_ok(u32 prio)
+{
+	return prio <= TC_PRIO_MAX || (prio >> 16) != 0;
+}
+
+/*
+ * Check @c and derive its jiffies fields. Returns 0, or the SRFF_A_*
+ * attribute that is wrong, with *@msg saying why.
+ */
+int srff_config_check(struct srff_config *c, const char **msg)
+{
+	unsigned int i;
+
+	if (c->nthresholds < 1 || c->nthresholds > SRFF_MAX_THRESHOLDS) {
+		*msg = "need 1 to 15 thresholds";
+		return SRFF_A_THRESHOLDS;
+	}
+	if (c->thresholds[0] == 0) {
+		*msg = "thresholds must be above 0 bytes";
+		return SRFF_A_THRESHOLDS;
+	}
+	for (i = 1; i < c->nthresholds; i++) {
+		if (c->thresholds[i] <= c->thresholds[i - 1]) {
+			*msg = "thresholds must be strictly ascending";
+			return SRFF_A_THRESHOLDS;
+		}
+	}
+	if (!c->classid_major && c->npriorities != c->nthresholds + 1) {
+		*msg = "need one priority per band (thresholds + 1), or classid steering";
+		return SRFF_A_PRIORITIES;
+	}
+	for (i = 0; i < c->npriorities; i++) {
+		if (!priority_ok(c->priorities[i])) {
+			*msg = "priority must be 0-15 or a class id major:minor";
+			return SRFF_A_PRIORITIES;
+		}
+	}
+	if (!priority_ok(c->untracked_priority)) {
+		*msg = "priority must be 0-15 or a class id major:minor";
+		return SRFF_A_UNTRACKED_PRIORITY;
+	}
+	if (c->idle_timeout_ms < SRFF_IDLE_TIMEOUT_MIN_MS ||
+	    c->idle_timeout_ms > SRFF_IDLE_TIMEOUT_MAX_MS) {
+		*msg = "idle timeout must be 100 ms to 1 hour";
+		return SRFF_A_IDLE_TIMEOUT_MS;
+	}
+	if (c->gc_interval_ms < SRFF_GC_INTERVAL_MIN_MS ||
+	    c->gc_interval_ms > SRFF_GC_INTERVAL_MAX_MS) {
+		*msg = "GC interval must be 100 ms to 1 minute";
+		return SRFF_A_GC_INTERVAL_MS;
+	}
+	if (c->idle_reset_ms > SRFF_IDLE_RESET_MAX_MS) {
+		*msg = "idle reset must be 0 (off) to 1 hour";
+		return SRFF_A_IDLE_RESET_MS;
+	}
+	if (c->max_flows < SRFF_MAX_FLOWS_MIN || c->max_flows > SRFF_MAX_FLOWS_MAX) {
+		*msg = "max flows must be 16 to 16777216";
+		return SRFF_A_MAX_FLOWS;
+	}
+	if (c->udp_policy > SRFF_UDP_MAX) {
+		*msg = "UDP policy must be track, top or ignore";
+		return SRFF_A_UDP_POLICY;
+	}
+	if (c->app_priority > SRFF_APP_PRIO_MAX) {
+		*msg = "app priority must be override or keep";
+		return SRFF_A_APP_PRIORITY;
+	}
+	if (c->ntop_ports > SRFF_MAX_TOP_PORTS) {
+		*msg = "at most 32 top ports";
+		return SRFF_A_TOP_PORTS;
+	}
+	for (i = 0; i < c->ntop_ports; i++) {
+		if (!c->top_ports[i]) {
+			*msg = "port 0 cannot be a top port";
+			return SRFF_A_TOP_PORTS;
+		}
+	}
+	c->idle_timeout = msecs_to_jiffies(c->idle_timeout_ms);
+	c->idle_reset = msecs_to_jiffies(c->idle_reset_ms);
+	return 0;
+}
+
+static int name_index(const char *const *names, unsigned int n, const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sysfs_streq(names[i], s))
+			return i;
+	return -1;
+}
+
+/* A new configuration from the module parameters, unchecked. */
+struct srff_config *srff_config_from_params(void)
+{
+	struct srff_config *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	unsigned int i;
+	int idx;
+
+	if (!c)
+		return NULL;
+	c->nthresholds = nthresholds;
+	for (i = 0; i < nthresholds && i < SRFF_MAX_THRESHOLDS; i++)
+		c->thresholds[i] = thresholds[i];
+	c->npriorities = npriorities;
+	for (i = 0; i < npriorities && i < SRFF_MAX_BANDS; i++)
+		c->priorities[i] = priorities[i];
+	c->classid_major = classid_major;
+	c->idle_timeout_ms = idle_timeout_ms;
+	c->gc_interval_ms = gc_interval_ms;
+	c->idle_reset_ms = idle_reset_ms;
+	c->max_flows = max_flows ? max_flows : default_max_flows();
+	c->untracked_priority = untracked_priority;
+	idx = name_index(udp_policy_names, ARRAY_SIZE(udp_policy_names), udp_policy);
+	c->udp_policy = idx < 0 ? U8_MAX : idx;
+	idx = name_index(app_prio_names, ARRAY_SIZE(app_prio_names), app_priority);
+	c->app_priority = idx < 0 ? U8_MAX : idx;
+	c->ntop_ports = ntop_ports;
+	for (i = 0; i < ntop_ports && i < SRFF_MAX_TOP_PORTS; i++)
+		c->top_ports[i] = top_ports[i];
+	return c;
+}
+
+/* Called once at module load: refuse to load with bad parameters. */
+int srff_config_params_check(void)
+{
+	struct srff_config *c = srff_config_from_params();
+	const char *msg = NULL;
+	int bad;
+
+	if (!c)
+		return -ENOMEM;
+	bad = srff_config_check(c, &msg);
+	kfree(c);
+	if (bad) {
+		pr_err("srff: bad module parameter: %s\n", msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct srff_config *srff_config_get_locked(struct srff_net *sn)
+{
+	return rcu_dereference_protected(sn->config,
+					 lockdep_is_held(&sn->config_lock));
+}
+
+/* Publish @c (checked) as @sn's configuration; the old one is freed after
+ * every packet that may still read it has left the hook.
+ */
+void srff_config_swap(struct srff_net *sn, struct srff_config *c)
+{
+	struct srff_config *old;
+
+	lockdep_assert_held(&sn->config_lock);
+	old = rcu_replace_pointer(sn->config, c,
+				  lockdep_is_held(&sn->config_lock));
+	WRITE_ONCE(sn->table.max_flows, c->max_flows);
+	if (old)
+		kfree_rcu(old, rcu);
+}

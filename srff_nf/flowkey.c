@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flow-key extraction from packet bytes. Built into the module and, unchanged,
+ * into the user-space library (user/) for unit tests and fuzzing.
+ * See flowkey.h for what a key is.
+ */
+#include "flowkey.h"
+
+#ifndef IP_MF
+#define IP_MF		0x2000
+#define IP_OFFSET	0x1FFF
+#endif
+
+/* The IPv6 fragment header (RFC 8200 4.5); net/ipv6.h is kernel-only. */
+struct srff_frag_hdr {
+	u8 nexthdr;
+	u8 reserved;
+	__be16 frag_off;
+	__be32 identification;
+};
+
+static void parse_transport(const struct sk_buff *skb, unsigned int thoff,
+			    struct srff_pkt *pkt)
+{
+	switch (pkt->key.proto) {
+	case IPPROTO_TCP: {
+		struct tcphdr _th;
+		const struct tcphdr *th;
+
+		th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+		if (!th)
+			return;
+		pkt->key.sport = th->source;
+		pkt->key.dport = th->dest;
+		pkt->tcp_fin_rst = th->fin || th->rst;
+		pkt->has_ports = true;
+		return;
+	}
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE: {
+		struct udphdr _uh;
+		const struct udphdr *uh;
+
+		uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
+		if (!uh)
+			return;
+		pkt->key.sport = uh->source;
+		pkt->key.dport = uh->dest;
+		pkt->has_ports = true;
+		return;
+	}
+	}
+}
+
+static int parse_ipv4(const struct sk_buff *skb, unsigned int nhoff,
+		      struct srff_pkt *pkt)
+{
+	struct iphdr _iph;
+	const struct iphdr *iph;
+
+	iph = skb_header_pointer(skb, nhoff, sizeof(_iph), &_iph);
+	if (!iph || iph->version != 4 || iph->ihl < 5)
+		return -EINVAL;
+
+	pkt->key.family = AF_INET;
+	pkt->key.proto = iph->protocol;
+	pkt->key.saddr.ip = iph->saddr;
+	pkt->key.daddr.ip = iph->daddr;
+	if (iph->frag_off & htons(IP_MF | IP_OFFSET)) {
+		pkt->fragment = true;
+		return 0;
+	}
+	parse_transport(skb, nhoff + iph->ihl * 4, pkt);
+	return 0;
+}
+
+static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
+		      struct srff_pkt *pkt)
+{
+	struct ipv6hdr _ip6h;
+	const struct ipv6hdr *ip6h;
+	unsigned int off, i;
+	u8 nexthdr;
+
+	ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
+	if (!ip6h || ip6h->version != 6)
+		return -EINVAL;
+
+	pkt->key.family = AF_INET6;
+	pkt->key.saddr.ip6 = ip6h->saddr;
+	pkt->key.daddr.ip6 = ip6h->daddr;
+	nexthdr = ip6h->nexthdr;
+	off = nhoff + sizeof(*ip6h);
+
+	/* Bounded walk over extension headers to the transport header. */
+	for (i = 0; i < SRFF_MAX_IPV6_EXTHDRS; i++) {
+		switch (nexthdr) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+		case IPPROTO_AH: {
+			struct ipv6_opt_hdr _oh;
+			const struct ipv6_opt_hdr *oh;
+
+			oh = skb_header_pointer(skb, off, sizeof(_oh), &_oh);
+			if (!oh)
+				goto portless;
+			/* AH counts 4-octet units less 2, the rest 8-octet
+			 * units less 1 (RFC 4302 2.2, RFC 8200 4.3).
+			 */
+			off += nexthdr == IPPROTO_AH ? (oh->hdrlen + 2) << 2
+						     : (oh->hdrlen + 1) << 3;
+			nexthdr = oh->nexthdr;
+			continue;
+		}
+		case IPPROTO_FRAGMENT: {
+			struct srff_frag_hdr _fh;
+			const struct srff_frag_hdr *fh;
+
+			fh = skb_header_pointer(skb, off, sizeof(_fh), &_fh);
+			if (!fh)
+				goto portless;
+			pkt->key.proto = fh->nexthdr;
+			pkt->fragment = true;
+			return 0;
+		}
+		default:
+			pkt->key.proto = nexthdr;
+			parse_transport(skb, off, pkt);
+			return 0;
+		}
+	}
+portless:
+	pkt->key.proto = nexthdr;
+	return 0;
+}
+
+int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
+		       u8 family, struct srff_pkt *pkt)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	switch (family) {
+	case AF_INET:
+		return parse_ipv4(skb, nhoff, pkt);
+	case AF_INET6:
+		return parse_ipv6(skb, nhoff, pkt);
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Flow keys: what identifies a flow, read from an outgoing packet.
+ *
+ * A key is (family, L4 protocol, source address, destination address,
+ * source port, destination port) exactly as the packet carries them when it
+ * leaves POST_ROUTING (after SNAT). Ports are read for TCP, UDP and
+ * UDP-Lite. Every other protocol (ICMP, ESP, SCTP, ...), every IP fragment
+ * and every packet whose transport header is truncated is keyed with ports
+ * 0: one flow per address pair and protocol. Fragments are keyed that way
+ * whether or not they are the first, so all fragments of one datagram share
+ * a band.
+ *
+ * Headers are read only with skb_header_pointer(), so linear, paged and
+ * frag_list skbs are all fine, and no byte past skb->len is ever read.
+ */
+#ifndef _SRFF_FLOWKEY_H
+#define _SRFF_FLOWKEY_H
+
+#include "compat.h"
+
+union srff_addr {
+	__be32 ip;
+	struct in6_addr ip6;
+	u64 w[2];
+};
+
+/* Hashed and compared as five u64 words: every byte must be initialised. */
+struct srff_key {
+	union srff_addr saddr;
+	union srff_addr daddr;
+	__be16 sport;
+	__be16 dport;
+	u8 family;		/* AF_INET or AF_INET6 */
+	u8 proto;		/* IPPROTO_* (upper protocol for fragments) */
+	u8 pad[2];
+} __aligned(8);
+
+#define SRFF_KEY_WORDS (sizeof(struct srff_key) / sizeof(u64))
+
+/* What the packet path needs from one packet besides its key. */
+struct srff_pkt {
+	struct srff_key key;
+	bool fragment;		/* IPv4 MF/offset or IPv6 fragment header */
+	bool has_ports;		/* TCP/UDP header was read */
+	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
+};
+
+/* Extension headers walked before giving up on finding the transport. */
+#define SRFF_MAX_IPV6_EXTHDRS	8
+
+/*
+ * Parse the network header at @nhoff of @skb (family AF_INET or AF_INET6)
+ * into @pkt. Returns 0, or -EINVAL when not even the IP header can be read
+ * or it is not of @family; the packet is then left alone.
+ */
+int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
+		       u8 family, struct srff_pkt *pkt);
+
+static inline bool srff_key_equal(const struct srff_key *a,
+				  const struct srff_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		(x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
+}
+
+#endif /* _SRFF_FLOWKEY_H */

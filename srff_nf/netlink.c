@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "srff" generic netlink family: srff's whole control surface.
+ * include/uapi/linux/srff.h lists the commands; docs/srff.yaml describes
+ * them in YNL form.
+ *
+ * Every request acts on the namespace of the socket it came on. Attributes
+ * are validated strictly by per-command policies (unknown or malformed
+ * attributes are refused by the core with an extended ack); what policies
+ * cannot say (ascending thresholds, one priority per band) is checked by
+ * srff_config_check(), whose complaint names the attribute. A rejected
+ * SET_CONFIG changes nothing: the new configuration is built aside and
+ * swapped in whole only once valid.
+ */
+#include <linux/kernel.h>
+#include <linux/jiffies.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "srff.h"
+#include "band.h"
+
+static struct genl_family srff_genl_family;
+
+static const struct nla_policy srff_items_u64_policy[SRFF_A_ITEM_MAX + 1] = {
+	[SRFF_A_ITEM] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy srff_items_u32_policy[SRFF_A_ITEM_MAX + 1] = {
+	[SRFF_A_ITEM] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy srff_items_u16_policy[SRFF_A_ITEM_MAX + 1] = {
+	[SRFF_A_ITEM] = NLA_POLICY_MIN(NLA_U16, 1),
+};
+
+static struct netlink_range_validation idle_timeout_range = {
+	.min = SRFF_IDLE_TIMEOUT_MIN_MS, .max = SRFF_IDLE_TIMEOUT_MAX_MS,
+};
+
+static struct netlink_range_validation gc_interval_range = {
+	.min = SRFF_GC_INTERVAL_MIN_MS, .max = SRFF_GC_INTERVAL_MAX_MS,
+};
+
+static struct netlink_range_validation idle_reset_range = {
+	.min = 0, .max = SRFF_IDLE_RESET_MAX_MS,
+};
+
+static struct netlink_range_validation max_flows_range = {
+	.min = SRFF_MAX_FLOWS_MIN, .max = SRFF_MAX_FLOWS_MAX,
+};
+
+static const struct nla_policy srff_set_policy[SRFF_A_IDLE_RESET_MS + 1] = {
+	[SRFF_A_THRESHOLDS] = NLA_POLICY_NESTED(srff_items_u64_policy),
+	[SRFF_A_PRIORITIES] = NLA_POLICY_NESTED(srff_items_u32_policy),
+	[SRFF_A_CLASSID_MAJOR] = { .type = NLA_U16 },
+	[SRFF_A_IDLE_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &idle_timeout_range),
+	[SRFF_A_GC_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &gc_interval_range),
+	[SRFF_A_MAX_FLOWS] = NLA_POLICY_FULL_RANGE(NLA_U32, &max_flows_range),
+	[SRFF_A_UDP_POLICY] = NLA_POLICY_MAX(NLA_U8, SRFF_UDP_MAX),
+	[SRFF_A_TOP_PORTS] = NLA_POLICY_NESTED(srff_items_u16_policy),
+	[SRFF_A_UNTRACKED_PRIORITY] = { .type = NLA_U32 },
+	[SRFF_A_APP_PRIORITY] = NLA_POLICY_MAX(NLA_U8, SRFF_APP_PRIO_MAX),
+	[SRFF_A_IDLE_RESET_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &idle_reset_range),
+};
+
+/* ---- replies ---------------------------------------------------------- */
+
+static int put_list_u64(struct sk_buff *skb, int type, const u64 *v,
+			unsigned int n)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	unsigned int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u64_64bit(skb, SRFF_A_ITEM, v[i], SRFF_A_ITEM_UNSPEC))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int put_list_u32(struct sk_buff *skb, int type, const u32 *v,
+			unsigned int n)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	unsigned int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(skb, SRFF_A_ITEM, v[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int put_list_u16(struct sk_buff *skb, int type, const u16 *v,
+			unsigned int n)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	unsigned int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u16(skb, SRFF_A_ITEM, v[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int fill_config(struct sk_buff *skb, const struct srff_config *c)
+{
+	if (put_list_u64(skb, SRFF_A_THRESHOLDS, c->thresholds, c->nthresholds) ||
+	    put_list_u32(skb, SRFF_A_PRIORITIES, c->priorities, c->npriorities) ||
+	    nla_put_u16(skb, SRFF_A_CLASSID_MAJOR, c->classid_major) ||
+	    nla_put_u32(skb, SRFF_A_IDLE_TIMEOUT_MS, c->idle_timeout_ms) ||
+	    nla_put_u32(skb, SRFF_A_GC_INTERVAL_MS, c->gc_interval_ms) ||
+	    nla_put_u32(skb, SRFF_A_MAX_FLOWS, c->max_flows) ||
+	    nla_put_u8(skb, SRFF_A_UDP_POLICY, c->udp_policy) ||
+	    put_list_u16(skb, SRFF_A_TOP_PORTS, c->top_ports, c->ntop_ports) ||
+	    nla_put_u32(skb, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority) ||
+	    nla_put_u8(skb, SRFF_A_APP_PRIORITY, c->app_priority) ||
+	    nla_put_u32(skb, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_u64(struct sk_buff *skb, int type, u64 v, int pad)
+{
+	return nla_put_u64_64bit(skb, type, v, pad);
+}
+
+static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
+		      unsigned int nbands)
+{
+	const struct srff_pcpu_stats *s = &st->sum;
+	struct nlattr *nest, *bands, *band;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, SRFF_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, SRFF_STATS_A_FLOWS, st->flows) ||
+	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS, st->max_flows) ||
+	    put_u64(skb, SRFF_STATS_A_CREATED, s->created, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_GC_FREED, st->gc_freed, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_FIN_RETIRED, st->fin_retired, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_FLUSHED, st->flushed, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_TABLE_FULL, s->table_full, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_ALLOC_FAILED, s->alloc_failed, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_UNTRACKED_PKTS, s->untracked_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_UNTRACKED_BYTES, s->untracked_bytes, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_IGNORED_PKTS, s->ignored_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_TOP_PORT_PKTS, s->top_port_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_GC_RUNS, st->gc_runs, SRFF_STATS_A_PAD))
+		return -EMSGSIZE;
+
+	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);
+	if (!bands)
+		return -EMSGSIZE;
+	for (i = 0; i < nbands; i++) {
+		band = nla_nest_start(skb, SRFF_STATS_A_BAND);
+		if (!band ||
+		    nla_put_u8(skb, SRFF_BAND_A_INDEX, i) ||
+		    put_u64(skb, SRFF_BAND_A_PKTS, s->band_pkts[i], SRFF_BAND_A_PAD) ||
+		    put_u64(skb, SRFF_BAND_A_BYTES, s->band_bytes[i], SRFF_BAND_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, band);
+	}
+	nla_nest_end(skb, bands);
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* A reply to @info built by @fill. */
+static int reply(struct genl_info *info, u8 cmd,
+		 int (*fill)(struct sk_buff *skb, struct srff_net *sn),
+		 struct srff_net *sn)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &srff_genl_family, 0, cmd);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err;
+	}
+	err = fill(msg, sn);
+	if (err)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int fill_config_reply(struct sk_buff *msg, struct srff_net *sn)
+{
+	int err;
+
+	rcu_read_lock();
+	err = fill_config(msg, rcu_dereference(sn->config));
+	rcu_read_unlock();
+	return err;
+}
+
+static int fill_stats_reply(struct sk_buff *msg, struct srff_net *sn)
+{
+	struct srff_stats st;
+	unsigned int nbands;
+
+	rcu_read_lock();
+	nbands = rcu_dereference(sn->config)->nthresholds + 1;
+	rcu_read_unlock();
+	srff_stats_read(sn, &st);
+	return fill_stats(msg, &st, nbands);
+}
+
+static int srff_nl_get_config(struct sk_buff *skb, struct genl_info *info)
+{
+	return reply(info, SRFF_CMD_GET_CONFIG, fill_config_reply,
+		     srff_pernet(genl_info_net(info)));
+}
+
+static int srff_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	return reply(info, SRFF_CMD_GET_STATS, fill_stats_reply,
+		     srff_pernet(genl_info_net(info)));
+}
+
+/* ---- set -------------------------------------------------------------- */
+
+/* Copy a validated list nest into @out, at most @max entries of @size. */
+static int get_list(const struct nlattr *nest, void *out, unsigned int size,
+		    unsigned int max, u32 *n, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *item;
+	unsigned int i = 0;
+	int rem;
+
+	nla_for_each_nested(item, nest, rem) {
+		if (i == max) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "too many entries");
+			return -EINVAL;
+		}
+		switch (size) {
+		case sizeof(u64):
+			((u64 *)out)[i] = nla_get_u64(item);
+			break;
+		case sizeof(u32):
+			((u32 *)out)[i] = nla_get_u32(item);
+			break;
+		case sizeof(u16):
+			((u16 *)out)[i] = nla_get_u16(item);
+			break;
+		}
+		i++;
+	}
+	*n = i;
+	return 0;
+}
+
+static int parse_config(struct genl_info *info, struct srff_config *c)
+{
+	struct nlattr **a = info->attrs;
+	struct netlink_ext_ack *extack = info->extack;
+	int err;
+
+	if (a[SRFF_A_THRESHOLDS]) {
+		err = get_list(a[SRFF_A_THRESHOLDS], c->thresholds, sizeof(u64),
+			       SRFF_MAX_THRESHOLDS, &c->nthresholds, extack);
+		if (err)
+			return err;
+	}
+	if (a[SRFF_A_PRIORITIES]) {
+		err = get_list(a[SRFF_A_PRIORITIES], c->priorities, sizeof(u32),
+			       SRFF_MAX_BANDS, &c->npriorities, extack);
+		if (err)
+			return err;
+	}
+	if (a[SRFF_A_TOP_PORTS]) {
+		err = get_list(a[SRFF_A_TOP_PORTS], c->top_ports, sizeof(u16),
+			       SRFF_MAX_TOP_PORTS, &c->ntop_ports, extack);
+		if (err)
+			return err;
+	}
+	if (a[SRFF_A_CLASSID_MAJOR])
+		c->classid_major = nla_get_u16(a[SRFF_A_CLASSID_MAJOR]);
+	if (a[SRFF_A_IDLE_TIMEOUT_MS])
+		c->idle_timeout_ms = nla_get_u32(a[SRFF_A_IDLE_TIMEOUT_MS]);
+	if (a[SRFF_A_GC_INTERVAL_MS])
+		c->gc_interval_ms = nla_get_u32(a[SRFF_A_GC_INTERVAL_MS]);
+	if (a[SRFF_A_MAX_FLOWS])
+		c->max_flows = nla_get_u32(a[SRFF_A_MAX_FLOWS]);
+	if (a[SRFF_A_UDP_POLICY])
+		c->udp_policy = nla_get_u8(a[SRFF_A_UDP_POLICY]);
+	if (a[SRFF_A_UNTRACKED_PRIORITY])
+		c->untracked_priority = nla_get_u32(a[SRFF_A_UNTRACKED_PRIORITY]);
+	if (a[SRFF_A_APP_PRIORITY])
+		c->app_priority = nla_get_u8(a[SRFF_A_APP_PRIORITY]);
+	if (a[SRFF_A_IDLE_RESET_MS])
+		c->idle_reset_ms = nla_get_u32(a[SRFF_A_IDLE_RESET_MS]);
+	return 0;
+}
+
+static bool any_attr(struct nlattr **a)
+{
+	int i;
+
+	for (i = 0; i <= SRFF_A_IDLE_RESET_MS; i++)
+		if (a[i])
+			return true;
+	return false;
+}
+
+static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
+{
+	struct srff_net *sn = srff_pernet(genl_info_net(info));
+	struct srff_config *old, *c;
+	const char *msg = NULL;
+	int bad, err;
+
+	if (!any_attr(info->attrs)) {
+		NL_SET_ERR_MSG(info->extack, "no configuration attribute given");
+		return -EINVAL;
+	}
+
+	mutex_lock(&sn->config_lock);
+	old = srff_config_get_locked(sn);
+	c = kmemdup(old, sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = parse_config(info, c);
+	if (err)
+		goto out_free;
+	bad = srff_config_check(c, &msg);
+	if (bad) {
+		/* Point at the attribute, or at the one that made it wrong
+		 * (new thresholds with the old number of priorities).
+		 */
+		const struct nlattr *attr = info->attrs[bad];
+
+		if (!attr && bad == SRFF_A_PRIORITIES)
+			attr = info->attrs[SRFF_A_THRESHOLDS] ?:
+			       info->attrs[SRFF_A_CLASSID_MAJOR];
+		/* msg is a static string from srff_config_check(), not a
+		 * literal, so NL_SET_ERR_MSG_ATTR() cannot take it.
+		 */
+		if (info->extack) {
+			info->extack->_msg = msg;
+			info->extack->bad_attr = attr;
+		}
+		err = -EINVAL;
+		goto out_free;
+	}
+	srff_config_swap(sn, c);
+	if (c->gc_interval_ms != old->gc_interval_ms)
+		srff_gc_reschedule(sn);
+	mutex_unlock(&sn->config_lock);
+	return 0;
+
+out_free:
+	kfree(c);
+out:
+	mutex_unlock(&sn->config_lock);
+	return err;
+}
+
+static int srff_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct srff_net *sn = srff_pernet(genl_info_net(info));
+
+	srff_table_sweep(&sn->table, SRFF_SWEEP_FLUSH, jiffies, 0);
+	return 0;
+}
+
+/* ---- flow dump -------------------------------------------------------- */
+
+/* Resume point of a dump, kept in cb->ctx between messages. */
+struct srff_dump_ctx {
+	unsigned int bucket;
+	unsigned int pos;
+};
+
+struct dump_arg {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const struct srff_config *config;
+	unsigned long now;
+};
+
+static int put_addr(struct sk_buff *skb, int type, u8 family,
+		    const union srff_addr *a)
+{
+	if (family == AF_INET)
+		return nla_put_in_addr(skb, type, a->ip);
+	return nla_put_in6_addr(skb, type, &a->ip6);
+}
+
+static int dump_flow(const struct srff_flow *f, void *arg)
+{
+	struct dump_arg *d = arg;
+	const struct srff_config *c = d->config;
+	u64 bytes = atomic64_read(&f->bytes);
+	unsigned long last = READ_ONCE(f->last_seen);
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &srff_genl_family,
+			  NLM_F_MULTI, SRFF_CMD_GET_FLOWS);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(d->cb, hdr);
+	nest = nla_nest_start(d->skb, SRFF_A_FLOW);
+	if (!nest ||
+	    nla_put_u8(d->skb, SRFF_FLOW_A_FAMILY, f->key.family) ||
+	    nla_put_u8(d->skb, SRFF_FLOW_A_PROTO, f->key.proto) ||
+	    put_addr(d->skb, SRFF_FLOW_A_SADDR, f->key.family, &f->key.saddr) ||
+	    put_addr(d->skb, SRFF_FLOW_A_DADDR, f->key.family, &f->key.daddr) ||
+	    nla_put_u16(d->skb, SRFF_FLOW_A_SPORT, ntohs(f->key.sport)) ||
+	    nla_put_u16(d->skb, SRFF_FLOW_A_DPORT, ntohs(f->key.dport)) ||
+	    put_u64(d->skb, SRFF_FLOW_A_BYTES, bytes, SRFF_FLOW_A_PAD) ||
+	    nla_put_u8(d->skb, SRFF_FLOW_A_BAND,
+		       srff_band(c->thresholds, c->nthresholds, bytes)) ||
+	    put_u64(d->skb, SRFF_FLOW_A_AGE_MS,
+		    jiffies_to_msecs(d->now - f->created), SRFF_FLOW_A_PAD) ||
+	    put_u64(d->skb, SRFF_FLOW_A_IDLE_MS,
+		    jiffies_to_msecs(d->now - last), SRFF_FLOW_A_PAD) ||
+	    nla_put_u32(d->skb, SRFF_FLOW_A_FLAGS,
+			test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) ?
+			SRFF_FLOW_F_CLOSED : 0)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(d->skb, nest);
+	genlmsg_end(d->skb, hdr);
+	return 0;
+}
+
+static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct srff_dump_ctx *ctx = (struct srff_dump_ctx *)cb->ctx;
+	struct srff_net *sn = srff_pernet(sock_net(skb->sk));
+	struct dump_arg d = { .skb = skb, .cb = cb, .now = jiffies };
+	int err;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	/* Any link or unlink since the previous message flags this one
+	 * NLM_F_DUMP_INTR (genl_dump_check_consistent); never 0, which the
+	 * core reads as "no sequence yet".
+	 */
+	cb->seq = (unsigned int)atomic_read(&sn->table.gen) | 1U << 31;
+
+	rcu_read_lock();
+	d.config = rcu_dereference(sn->config);
+	err = srff_table_walk(&sn->table, &ctx->bucket, &ctx->pos,
+			      dump_flow, &d);
+	rcu_read_unlock();
+
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;	/* full: resume at the cursor */
+	if (err)
+		return err;
+	return skb->len;		/* 0 when done ends the dump */
+}
+
+/* ---- family ----------------------------------------------------------- */
+
+static const struct genl_ops srff_genl_ops[] = {
+	{
+		.cmd = SRFF_CMD_GET_CONFIG,
+		.doit = srff_nl_get_config,
+	},
+	{
+		.cmd = SRFF_CMD_SET_CONFIG,
+		.doit = srff_nl_set_config,
+		.policy = srff_set_policy,
+		.maxattr = ARRAY_SIZE(srff_set_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = SRFF_CMD_GET_STATS,
+		.doit = srff_nl_get_stats,
+	},
+	{
+		.cmd = SRFF_CMD_GET_FLOWS,
+		.dumpit = srff_nl_dump_flows,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = SRFF_CMD_FLUSH_FLOWS,
+		.doit = srff_nl_flush,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static struct genl_family srff_genl_family __ro_after_init = {
+	.name = SRFF_GENL_NAME,
+	.version = SRFF_GENL_VERSION,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = srff_genl_ops,
+	.n_ops = ARRAY_SIZE(srff_genl_ops),
+	/* resv_start_op 0: every command strictly validated, and commands
+	 * without a policy refuse every attribute.
+	 */
+};
+
+int __init srff_genl_init(void)
+{
+	return genl_register_family(&srff_genl_family);
+}
+
+void srff_genl_uninit(void)
+{
+	genl_unregister_family(&srff_genl_family);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srff internals shared by main.c, config.c, hook.c and netlink.c.
+ * The algorithm is stated once, at the top of main.c.
+ */
+#ifndef _SRFF_H
+#define _SRFF_H
+
+#include <linux/netfilter.h>
+#include <linux/workqueue.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <uapi/linux/srff.h>
+
+#include "table.h"
+
+/*
+ * One namespace's configuration. Immutable once published: a change builds
+ * a new one and swaps the pointer (srff_config_swap), so a packet sees the
+ * old or the new configuration whole, never a mix.
+ */
+struct srff_config {
+	u64 thresholds[SRFF_MAX_THRESHOLDS];	/* bytes, ascending */
+	u32 priorities[SRFF_MAX_BANDS];		/* skb->priority per band */
+	u32 nthresholds;			/* bands = nthresholds + 1 */
+	u32 npriorities;
+	u16 classid_major;			/* 0: use priorities[] */
+	u8 udp_policy;				/* enum srff_udp_policy */
+	u8 app_priority;			/* enum srff_app_prio */
+	u32 idle_timeout_ms;
+	u32 gc_interval_ms;
+	u32 idle_reset_ms;			/* 0: off */
+	u32 max_flows;
+	u32 untracked_priority;
+	u32 ntop_ports;
+	u16 top_ports[SRFF_MAX_TOP_PORTS];	/* host order */
+	/* Derived in srff_config_check(), in jiffies. */
+	unsigned long idle_timeout;
+	unsigned long idle_reset;
+	struct rcu_head rcu;
+};
+
+/* Per-CPU counters written on the packet path with this_cpu_inc/add. */
+struct srff_pcpu_stats {
+	u64 band_pkts[SRFF_MAX_BANDS];
+	u64 band_bytes[SRFF_MAX_BANDS];
+	u64 created;
+	u64 table_full;
+	u64 alloc_failed;
+	u64 untracked_pkts;
+	u64 untracked_bytes;
+	u64 ignored_pkts;
+	u64 top_port_pkts;
+};
+
+/* Per-namespace state, net_generic(net, srff_net_id). */
+struct srff_net {
+	struct net *net;
+	struct srff_config __rcu *config;
+	struct mutex config_lock;		/* serialises config writers */
+	struct srff_table table;
+	struct srff_pcpu_stats __percpu *stats;
+	struct delayed_work gc_work;
+	struct nf_hook_ops ops[2];		/* IPv4, IPv6; .priv = this */
+};
+
+/* Summed statistics, for netlink. */
+struct srff_stats {
+	struct srff_pcpu_stats sum;
+	u32 flows;
+	u32 max_flows;
+	u64 gc_freed;
+	u64 fin_retired;
+	u64 flushed;
+	u64 gc_runs;
+};
+
+extern unsigned int srff_net_id;
+
+static inline struct srff_net *srff_pernet(struct net *net)
+{
+	return net_generic(net, srff_net_id);
+}
+
+/* config.c */
+struct srff_config *srff_config_from_params(void);
+int srff_config_check(struct srff_config *c, const char **msg);
+void srff_config_swap(struct srff_net *sn, struct srff_config *c);
+struct srff_config *srff_config_get_locked(struct srff_net *sn);
+int srff_config_params_check(void);
+unsigned int srff_config_hash_buckets(unsigned int flows);
+
+static inline u32 srff_band_priority(const struct srff_config *c,
+				     unsigned int band)
+{
+	if (c->classid_major)
+		return ((u32)c->classid_major << 16) | (band + 1);
+	return c->priorities[band];
+}
+
+/* hook.c */
+unsigned int srff_hook(void *priv, struct sk_buff *skb,
+		       const struct nf_hook_state *state);
+
+/* main.c */
+void srff_stats_read(struct srff_net *sn, struct srff_stats *st);
+void srff_gc_reschedule(struct srff_net *sn);
+
+/* netlink.c */
+int srff_genl_init(void);
+void srff_genl_uninit(void);
+
+#endif /* _SRFF_H */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flow table. All of srff's flow locking is in this file; table.h states
+ * the rules. Built into the module and, unchanged, into the user-space
+ * library for tests and benchmarks.
+ */
+#include "table.h"
+
+static struct kmem_cache *flow_cache;
+
+int srff_table_cache_init(void)
+{
+	flow_cache = KMEM_CACHE(srff_flow, 0);
+	return flow_cache ? 0 : -ENOMEM;
+}
+
+void srff_table_cache_uninit(void)
+{
+	kmem_cache_destroy(flow_cache);
+}
+
+static u32 flow_hash(const struct srff_table *t, const struct srff_key *key)
+{
+	return (u32)siphash(key, sizeof(*key), &t->secret);
+}
+
+static spinlock_t *bucket_lock(struct srff_table *t, unsigned int bucket)
+{
+	return &t->locks[bucket & t->lock_mask];
+}
+
+int srff_table_init(struct srff_table *t, unsigned int buckets,
+		    unsigned int max_flows)
+{
+	unsigned int i, nlocks;
+
+	buckets = roundup_pow_of_two(buckets ? buckets : 1);
+	nlocks = min_t(unsigned int, buckets, SRFF_MAX_LOCKS);
+
+	t->buckets = kvcalloc(buckets, sizeof(*t->buckets), GFP_KERNEL_ACCOUNT);
+	if (!t->buckets)
+		return -ENOMEM;
+	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL_ACCOUNT);
+	if (!t->locks) {
+		kvfree(t->buckets);
+		return -ENOMEM;
+	}
+	for (i = 0; i < buckets; i++)
+		INIT_HLIST_HEAD(&t->buckets[i]);
+	for (i = 0; i < nlocks; i++)
+		spin_lock_init(&t->locks[i]);
+	t->hash_mask = buckets - 1;
+	t->lock_mask = nlocks - 1;
+	t->max_flows = max_flows;
+	atomic_set(&t->count, 0);
+	atomic_set(&t->gen, 0);
+	get_random_bytes(&t->secret, sizeof(t->secret));
+	atomic64_set(&t->gc_freed, 0);
+	atomic64_set(&t->fin_retired, 0);
+	atomic64_set(&t->flushed, 0);
+	atomic64_set(&t->gc_runs, 0);
+	return 0;
+}
+
+/* Callers have made sure nothing can look the table up any more. */
+void srff_table_uninit(struct srff_table *t)
+{
+	srff_table_sweep(t, SRFF_SWEEP_ALL, 0, 0);
+	WARN_ON(atomic_read(&t->count));
+	kvfree(t->locks);
+	kvfree(t->buckets);
+}
+
+static struct srff_flow *bucket_find(struct hlist_head *head,
+				     const struct srff_key *key)
+{
+	struct srff_flow *f;
+
+	hlist_for_each_entry_rcu(f, head, node)
+		if (srff_key_equal(&f->key, key))
+			return f;
+	return NULL;
+}
+
+/*
+ * The flow for @key, created if need be. Caller holds rcu_read_lock.
+ * Returns ERR_PTR(-ENOSPC) when the table is at max_flows and
+ * ERR_PTR(-ENOMEM) when the atomic allocation failed; nothing is left
+ * allocated or reserved then.
+ */
+struct srff_flow *srff_table_get(struct srff_table *t,
+				 const struct srff_key *key,
+				 unsigned long now, bool *created)
+{
+	unsigned int bucket = flow_hash(t, key) & t->hash_mask;
+	struct hlist_head *head = &t->buckets[bucket];
+	struct srff_flow *f, *old;
+	spinlock_t *lock;
+
+	*created = false;
+	f = bucket_find(head, key);
+	if (likely(f))
+		return f;
+
+	/* Reserve a slot before allocating: the cap is never crossed. */
+	if (atomic_inc_return(&t->count) > READ_ONCE(t->max_flows)) {
+		atomic_dec(&t->count);
+		return ERR_PTR(-ENOSPC);
+	}
+	f = kmem_cache_alloc(flow_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (unlikely(!f)) {
+		atomic_dec(&t->count);
+		return ERR_PTR(-ENOMEM);
+	}
+	f->key = *key;
+	atomic64_set(&f->bytes, 0);
+	f->last_seen = now;
+	f->created = now;
+	f->flags = 0;
+
+	lock = bucket_lock(t, bucket);
+	spin_lock_bh(lock);
+	old = bucket_find(head, key);	/* lost a race with another CPU? */
+	if (unlikely(old)) {
+		spin_unlock_bh(lock);
+		kmem_cache_free(flow_cache, f);
+		atomic_dec(&t->count);
+		return old;
+	}
+	hlist_add_head_rcu(&f->node, head);
+	atomic_inc(&t->gen);
+	spin_unlock_bh(lock);
+	*created = true;
+	return f;
+}
+
+static void flow_free_rcu(struct rcu_head *rcu)
+{
+	kmem_cache_free(flow_cache, container_of(rcu, struct srff_flow, rcu));
+}
+
+static void flow_unlink(struct srff_table *t, struct srff_flow *f,
+			spinlock_t *lock)
+{
+	lockdep_assert_held(lock);
+	hlist_del_rcu(&f->node);
+	atomic_inc(&t->gen);
+	atomic_dec(&t->count);
+	call_rcu(&f->rcu, flow_free_rcu);
+}
+
+/*
+ * Unlink flows, bucket by bucket, rescheduling between buckets: GC (idle
+ * for @idle_timeout, or closed and idle for SRFF_CLOSED_LINGER), flush or
+ * teardown. Process context only. Returns the number of flows unlinked.
+ */
+unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
+			      unsigned long now, unsigned long idle_timeout)
+{
+	unsigned int i, freed = 0, idle = 0, closed = 0;
+	struct hlist_node *tmp;
+	struct srff_flow *f;
+
+	for (i = 0; i <= t->hash_mask; i++) {
+		spinlock_t *lock = bucket_lock(t, i);
+
+		/* Unlocked peek: most buckets are empty. */
+		if (hlist_empty(&t->buckets[i]))
+			goto next;
+		spin_lock_bh(lock);
+		hlist_for_each_entry_safe(f, tmp, &t->buckets[i], node) {
+			unsigned long last = READ_ONCE(f->last_seen);
+
+			if (mode == SRFF_SWEEP_GC) {
+				if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) &&
+				    time_after_eq(now, last + SRFF_CLOSED_LINGER))
+					closed++;
+				else if (time_after_eq(now, last + idle_timeout))
+					idle++;
+				else
+					continue;
+			}
+			flow_unlink(t, f, lock);
+			freed++;
+		}
+		spin_unlock_bh(lock);
+next:
+		cond_resched();
+	}
+
+	switch (mode) {
+	case SRFF_SWEEP_GC:
+		atomic64_add(idle, &t->gc_freed);
+		atomic64_add(closed, &t->fin_retired);
+		atomic64_inc(&t->gc_runs);
+		break;
+	case SRFF_SWEEP_FLUSH:
+		atomic64_add(freed, &t->flushed);
+		break;
+	case SRFF_SWEEP_ALL:
+		break;
+	}
+	return freed;
+}
+
+/*
+ * Call @fn on every flow from the cursor (*bucket, *pos: the pos-th flow of
+ * the bucket) on, under RCU. When @fn returns non-zero the walk stops and
+ * the cursor names the flow @fn refused, so the next call resumes there.
+ * Returns @fn's non-zero value, or 0 when the table was walked to the end.
+ * Concurrent links and unlinks may make a resumed walk skip or repeat a
+ * flow; callers detect that with t->gen.
+ */
+int srff_table_walk(struct srff_table *t, unsigned int *bucket,
+		    unsigned int *pos,
+		    int (*fn)(const struct srff_flow *f, void *arg), void *arg)
+{
+	const struct srff_flow *f;
+	unsigned int b, i;
+	int err = 0;
+
+	rcu_read_lock();
+	for (b = *bucket; b <= t->hash_mask; b++, *pos = 0) {
+		i = 0;
+		hlist_for_each_entry_rcu(f, &t->buckets[b], node) {
+			if (i++ < *pos)
+				continue;
+			err = fn(f, arg);
+			if (err) {
+				*bucket = b;
+				*pos = i - 1;
+				goto out;
+			}
+		}
+	}
+	*bucket = b;
+	*pos = 0;
+out:
+	rcu_read_unlock();
+	return err;
+}
