@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for srff's kernel-side tests (sourced). Modelled on the
+# kernel's tools/testing/selftests/net/lib.sh: namespaces with random
+# suffixes, cleanup on exit, waiting for conditions instead of sleeping.
+# Exit codes: 0 pass, 1 fail, 4 skip.
+
+set -u
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SRFF_KO=${SRFF_KO:-$TOP/srff_nf/srff.ko}
+SRFFCTL=${SRFFCTL:-$TOP/srffctl/srffctl}
+TOOLS=$TOP/tests/tools
+PY=${PY:-/usr/bin/python3}
+
+NS_LIST=()
+BG_PIDS=()
+
+log() { printf '# %s\n' "$*"; }
+
+# Print a command, then run it (WireGuard netns.sh style).
+run() { printf '# + %s\n' "$*"; "$@"; }
+
+fail() {
+	printf '# FAIL: %s\n' "$*"
+	exit $ksft_fail
+}
+
+skip() {
+	printf '# SKIP: %s\n' "$*"
+	exit $ksft_skip
+}
+
+check() {	# check DESCRIPTION COMMAND...: fail unless COMMAND succeeds
+	local what=$1; shift
+	if "$@"; then
+		printf '# ok: %s\n' "$what"
+	else
+		fail "$what"
+	fi
+}
+
+# setup_ns VAR...: create namespaces with random suffixes, lo up.
+setup_ns() {
+	local var name
+	for var in "$@"; do
+		name="$var-$(mktemp -u XXXXXX)"
+		ip netns add "$name" || fail "ip netns add $name"
+		ip -n "$name" link set lo up
+		NS_LIST+=("$name")
+		eval "$var=\$name"
+	done
+}
+
+cleanup_ns() {
+	local ns
+	for ns in "${NS_LIST[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_LIST=()
+}
+
+kill_bg() {
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	BG_PIDS=()
+}
+
+srff_unload() {
+	if grep -q '^srff ' /proc/modules; then
+		rmmod srff || return 1
+	fi
+}
+
+default_cleanup() {
+	kill_bg
+	cleanup_ns
+	srff_unload
+}
+trap default_cleanup EXIT
+
+# srff_load [param=value...]
+srff_load() {
+	srff_unload || fail "srff still loaded and cannot be removed"
+	run insmod "$SRFF_KO" "$@" || fail "insmod srff.ko $*"
+}
+
+# wait_for TIMEOUT_S COMMAND...: poll COMMAND every 0.1 s until it succeeds.
+wait_for() {
+	local timeout=$1; shift
+	local deadline=$(( $(date +%s%N) + timeout * 1000000000 ))
+	while ! "$@"; do
+		if [ "$(date +%s%N)" -gt "$deadline" ]; then
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Two namespaces joined by veth, sender SND (egress shaped) and receiver RCV.
+#   SND: veth0 10.77.0.1/24 fd77::1/64  <---->  RCV: veth1 10.77.0.2/24 fd77::2/64
+# Neighbours are static and IPv6 autoconfiguration/MLD are off, so no
+# packet leaves veth0 that the test did not send.
+SND_IP4=10.77.0.1
+RCV_IP4=10.77.0.2
+SND_IP6=fd77::1
+RCV_IP6=fd77::2
+setup_pair() {
+	setup_ns SND RCV
+	local ns
+	for ns in "$SND" "$RCV"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_ra=0 \
+			net.ipv6.conf.default.accept_ra=0 \
+			net.ipv6.conf.default.router_solicitations=0 \
+			net.ipv6.conf.default.dad_transmits=0 \
+			net.ipv6.conf.all.force_mld_version=2 \
+			net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 \
+			net.ipv6.conf.default.addr_gen_mode=1
+	done
+	ip link add veth0 netns "$SND" type veth peer name veth1 netns "$RCV" ||
+		fail "veth"
+	ip -n "$SND" addr add $SND_IP4/24 dev veth0
+	ip -n "$RCV" addr add $RCV_IP4/24 dev veth1
+	ip -n "$SND" addr add $SND_IP6/64 dev veth0 nodad
+	ip -n "$RCV" addr add $RCV_IP6/64 dev veth1 nodad
+	local mac0 mac1
+	mac0=$(ip -n "$SND" -j link show veth0 | jq -r '.[0].address')
+	mac1=$(ip -n "$RCV" -j link show veth1 | jq -r '.[0].address')
+	ip -n "$SND" neigh add $RCV_IP4 lladdr "$mac1" dev veth0 nud permanent
+	ip -n "$RCV" neigh add $SND_IP4 lladdr "$mac0" dev veth1 nud permanent
+	ip -n "$SND" neigh add $RCV_IP6 lladdr "$mac1" dev veth0 nud permanent
+	ip -n "$RCV" neigh add $SND_IP6 lladdr "$mac0" dev veth1 nud permanent
+	ip -n "$SND" link set veth0 up
+	ip -n "$RCV" link set veth1 up
+}
+
+# shaped_prio NS DEV RATE [BANDS]: tbf at the root, prio 10: under it.
+shaped_prio() {
+	local ns=$1 dev=$2 rate=$3 bands=${4:-3}
+	tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" \
+		burst 32k latency 400ms || fail "tbf"
+	tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: prio \
+		bands "$bands" || fail "prio"
+}
+
+# class_counters NS DEV: "band pkts bytes" lines for prio 10:'s classes.
+# (iproute2 6.1's `tc -j class show` is not JSON for every class kind, so
+# the text form is parsed; prio minors are hex.)
+class_counters() {
+	tc -n "$1" -s class show dev "$2" parent 10: |
+		awk 'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(tolower(s), i, 1)) - 1; return v }
+		     /^class prio/ { split($3, id, ":"); band = hex(id[2]) - 1 }
+		     /^ Sent/ && band != "" { print band, $4, $2; band = "" }' |
+		sort -n
+}
+
+# offloads NS DEV on|off: TSO/GSO/GRO together.
+offloads() {
+	ip netns exec "$1" ethtool -K "$2" tso "$3" gso "$3" gro "$3" \
+		>/dev/null 2>&1 || true
+}
+
+srffctl() { ip netns exec "${SRFF_NS:?}" "$SRFFCTL" "$@"; }
+
+# stat NAME: one number from `srffctl -j stats` in $SRFF_NS.
+stat() { srffctl -j stats | jq -r ".$1"; }
+
+# tcpdump_start NS DEV FILE: capture until tcpdump_stop, ready on return.
+tcpdump_start() {
+	local ns=$1 dev=$2 file=$3
+	ip netns exec "$ns" tcpdump -i "$dev" -U -n -s 0 -w "$file" \
+		2>"$file.log" &
+	TCPDUMP_PID=$!
+	BG_PIDS+=("$TCPDUMP_PID")
+	wait_for 20 grep -q "listening on" "$file.log" ||
+		fail "tcpdump did not start"
+}
+
+tcpdump_stop() {
+	kill -INT "$TCPDUMP_PID" 2>/dev/null
+	wait "$TCPDUMP_PID" 2>/dev/null
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the guest kernel (see tests/run): every test in tests/kernel/
+# TESTS, each in its own namespaces, then the kernel log is scanned. Any
+# BUG, WARNING, Oops, RCU stall or soft lockup fails the test that was
+# running. Output is KTAP, ending in "srff-kernel: N passed, N failed".
+#
+#   tests/run-guest.sh [NAME-PATTERN]
+set -u
+cd "$(dirname "$0")/.."
+pattern=${1:-}
+out=tests/out
+mkdir -p "$out"
+BAD='BUG|WARNING|Oops|RCU stall|rcu_.*stall|soft lockup|hung task|general protection|kmem_cache_destroy|Slab cache still has objects|refcount_t'
+
+mapfile -t tests < <(grep -v '^#' tests/kernel/TESTS | grep . | { [ -n "$pattern" ] && grep -E -- "$pattern" || cat; })
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+dmesg -C
+pass=0 failn=0 skipn=0 n=0
+for line in "${tests[@]}"; do
+	n=$((n + 1))
+	read -r name cmd <<<"$line"
+	start=$(date +%s)
+	bash -c "tests/kernel/$cmd" >"$out/$name.log" 2>&1
+	rc=$?
+	dmesg -c >"$out/$name.dmesg"
+	sed 's/^/    /' "$out/$name.log"
+	if grep -Eq "$BAD" "$out/$name.dmesg"; then
+		echo "    # kernel log:"
+		grep -E -B2 -A20 "$BAD" "$out/$name.dmesg" | sed 's/^/    # /' | head -60
+		rc=1
+	fi
+	dur=$(( $(date +%s) - start ))
+	case $rc in
+	0) echo "ok $n $name # ${dur}s"; pass=$((pass + 1)) ;;
+	4) echo "ok $n $name # SKIP"; skipn=$((skipn + 1)) ;;
+	*) echo "not ok $n $name # exit $rc, ${dur}s"; failn=$((failn + 1)) ;;
+	esac
+	# A test that left the module in is unloaded here, and that must work.
+	if grep -q '^srff ' /proc/modules && ! rmmod srff; then
+		echo "# srff could not be unloaded after $name"
+		failn=$((failn + 1))
+	fi
+done
+echo "# totals: pass:$pass fail:$failn skip:$skipn"
+echo "srff-kernel: $pass passed, $failn failed, $skipn skipped"
+[ "$failn" -eq 0 ]

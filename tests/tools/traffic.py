@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Deterministic traffic for srff's kernel tests.
+
+  traffic.py tcp-sink PORT                  accept and discard, forever
+  traffic.py tcp-send HOST PORT BYTES [--hold S]
+                                            send BYTES, optionally keep the
+                                            connection open S seconds after
+  traffic.py tcp-responses HOST PORT N SIZE GAP
+                                            one connection, N bursts of SIZE
+                                            bytes GAP seconds apart
+  traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
+  traffic.py udp-flows HOST COUNT [--base-port B]
+                                            one datagram to each of COUNT ports
+Every sender exits non-zero if a send fails.
+"""
+import argparse
+import socket
+import sys
+import time
+
+
+def family(host):
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def tcp_sink(a):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", a.port))
+    s.listen(128)
+    import threading
+
+    def drain(c):
+        with c:
+            while c.recv(1 << 16):
+                pass
+
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=drain, args=(c,), daemon=True).start()
+
+
+def tcp_send(a):
+    s = socket.create_connection((a.host, a.port), timeout=60)
+    buf = b"x" * 65536
+    left = a.bytes
+    while left:
+        n = s.send(buf[: min(left, len(buf))])
+        left -= n
+    if a.hold:
+        time.sleep(a.hold)
+    s.close()
+
+
+def tcp_responses(a):
+    s = socket.create_connection((a.host, a.port), timeout=60)
+    for i in range(a.n):
+        if i:
+            time.sleep(a.gap)
+        s.sendall(b"r" * a.size)
+    s.close()
+
+
+def udp_send(a):
+    s = socket.socket(family(a.host), socket.SOCK_DGRAM)
+    if a.sport:
+        s.bind(("::" if family(a.host) == socket.AF_INET6 else "0.0.0.0", a.sport))
+    payload = b"u" * a.size
+    for i in range(a.count):
+        s.sendto(payload, (a.host, a.port))
+        if a.interval:
+            time.sleep(a.interval)
+
+
+def udp_flows(a):
+    s = socket.socket(family(a.host), socket.SOCK_DGRAM)
+    for i in range(a.count):
+        s.sendto(b"f", (a.host, a.base_port + i))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    q = sub.add_parser("tcp-sink"); q.add_argument("port", type=int)
+    q = sub.add_parser("tcp-send"); q.add_argument("host"); q.add_argument("port", type=int)
+    q.add_argument("bytes", type=int); q.add_argument("--hold", type=float, default=0)
+    q = sub.add_parser("tcp-responses"); q.add_argument("host"); q.add_argument("port", type=int)
+    q.add_argument("n", type=int); q.add_argument("size", type=int); q.add_argument("gap", type=float)
+    q = sub.add_parser("udp-send"); q.add_argument("host"); q.add_argument("port", type=int)
+    q.add_argument("count", type=int); q.add_argument("size", type=int)
+    q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
+    q = sub.add_parser("udp-flows"); q.add_argument("host"); q.add_argument("count", type=int)
+    q.add_argument("--base-port", type=int, default=20000)
+    a = p.parse_args()
+    {"tcp-sink": tcp_sink, "tcp-send": tcp_send, "tcp-responses": tcp_responses,
+     "udp-send": udp_send, "udp-flows": udp_flows}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(0)
