@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# control.sh MODE: the "srff" netlink family and srffctl, in the guest.
+#
+#   SND [srff, veth0: tbf 50mbit -> prio 10:] ---- RCV
+#
+#  roundtrip  every setting set with srffctl reads back the same (text and
+#             JSON); save | apply restores a saved configuration exactly
+#  invalid    each class of bad input is refused with the kernel's message
+#             (or srffctl's, for what cannot even be encoded) and leaves the
+#             configuration byte-for-byte unchanged; raw requests
+#             (tests/tools/genl.py) with unknown, oversized or misplaced
+#             attributes are refused by the kernel's policies with an ack
+#  perms      an unprivileged user may read config and stats but not set,
+#             flush or dump (exit 3); root of a new user namespace may
+#             change its own network namespace
+#  dump       10 000 flows dump complete, each listed once, while traffic
+#             runs; filters, sort and limit work
+#  live       raising the thresholds during a transfer moves that flow back
+#             to band 0 at once (tc counters); flush forgets every flow
+#  ports      top-ports keeps a bulk transfer on port 5555 in band 0
+#  udp        udp top / ignore / track take effect
+#  idlereset  with idle-reset, each new response on a kept-alive connection
+#             starts in band 0 again; without it, only the first does
+#  nomodule   srffctl says plainly that srff is not loaded (exit 4)
+. "$(dirname "$0")/../lib.sh"
+
+mode=${1:?mode}
+GENL="$PY $TOOLS/genl.py"
+[ -x "$SRFFCTL" ] || fail "srffctl not built"
+
+expect_rc() {	# expect_rc RC WHAT COMMAND...: run, show output, require RC
+	local want=$1 what=$2; shift 2
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	printf '#   %s\n' "$out" | head -3
+	check "$what (exit $rc)" test "$rc" = "$want"
+	LAST_OUT=$out
+}
+
+if [ "$mode" != nomodule ]; then
+	srff_load idle_timeout_ms=600000
+	setup_pair
+	SRFF_NS=$SND
+	shaped_prio "$SND" veth0 50mbit
+fi
+
+case $mode in
+roundtrip)
+	run srffctl set-thresholds 1.5k 20k 1M 4Mi || fail "set-thresholds"
+	run srffctl set priorities 6,0,1,2,3 idle-timeout 2.5s gc-interval 750ms \
+		max-flows 5000 udp top top-ports 21,22,23 untracked-priority 1 \
+		app-priority keep idle-reset 1m || fail "set"
+	got=$(srffctl -j show) || fail "show -j"
+	log "$got"
+	want='{"thresholds":[1500,20000,1000000,4194304],"priorities":[6,0,1,2,3],"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":60000}'
+	check "JSON config reads back every setting" \
+		test "$(echo "$got" | jq -cS .)" = "$(echo "$want" | jq -cS .)"
+	check "max_flows reached the table" test "$(stat max_flows)" = 5000
+	run srffctl set classid 10: || fail "classid"
+	check "classid 10: is major 0x10" test "$(srffctl -j show | jq .classid_major)" = 16
+	srffctl show | sed 's/^/#   /'
+	saved=$(srffctl save) || fail "save"
+	log "saved: $(echo "$saved" | tr '\n' ';')"
+	run srffctl set-thresholds 100 200 && run srffctl set classid none udp ignore \
+		top-ports none idle-reset off priorities 1,2,3 || fail "scramble"
+	check "scrambled" test "$(srffctl -j show | jq -c .top_ports)" = "[]"
+	echo "$saved" | ip netns exec "$SND" "$SRFFCTL" apply - || fail "apply"
+	check "apply restores the saved configuration" \
+		test "$(srffctl save)" = "$saved"
+	;;
+invalid)
+	before=$(ip netns exec "$SND" $GENL get-config | jq -r .reply)
+	bad() {	# bad RC DESCRIPTION ARGS...: srffctl refuses, config unchanged
+		local rc=$1 what=$2; shift 2
+		expect_rc "$rc" "refused: $what" srffctl "$@"
+		case $rc in 1) check "  the kernel said why" grep -q "kernel" <<<"$LAST_OUT" ;; esac
+		check "  configuration unchanged" \
+			test "$(ip netns exec "$SND" $GENL get-config | jq -r .reply)" = "$before"
+	}
+	bad 1 "descending thresholds" set-thresholds 5000 1500
+	bad 1 "equal thresholds" set-thresholds 1500 1500 9000
+	bad 1 "16 thresholds" set-thresholds 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
+	bad 1 "zero threshold" set-thresholds 0 100 200
+	bad 1 "more bands than priorities" set-thresholds 100 200 300
+	bad 1 "priority 300 (not 0-15, not major:minor)" set priorities 6,300,2
+	bad 1 "idle timeout 10ms" set idle-timeout 10ms
+	bad 1 "GC interval 2 minutes" set gc-interval 2m
+	bad 1 "max flows 5" set max-flows 5
+	bad 1 "port 0 as top port" set top-ports 0
+	bad 2 "garbage size" set-thresholds 1.5q
+	bad 2 "unknown key" set colour blue
+	bad 2 "unknown UDP policy" set udp sometimes
+	# Raw requests the tool would never send.
+	raw() {	# raw DESCRIPTION ARGS...: kernel says EINVAL (or EOPNOTSUPP) with a message
+		local what=$1; shift
+		local r
+		r=$(ip netns exec "$SND" $GENL "$@")
+		log "$r"
+		check "kernel refused: $what" test "$(echo "$r" | jq '.error < 0')" = true
+		check "  with an extended-ack message" test "$(echo "$r" | jq -r '.msg != null')" = true
+		check "  configuration unchanged" \
+			test "$(ip netns exec "$SND" $GENL get-config | jq -r .reply)" = "$before"
+	}
+	raw "unknown attribute 99" set-config 5:u32:500 99:u32:1
+	raw "stats attribute in a set" set-config 13:nest:flag=
+	raw "u32 where u8 belongs" set-config 8:u32:1
+	raw "UDP policy 7" set-config 8:u8:7
+	raw "idle timeout above range" set-config 5:u32:4000000
+	raw "threshold item of 4 bytes" set-config 2:nest:flag=1:u32:100
+	raw "nest without NLA_F_NESTED" set-config 2:nest=1:u64:100,1:u64:200,1:u64:300
+	raw "attribute on get-config" get-config 5:u32:500
+	raw "empty set" set-config
+	r=$(ip netns exec "$SND" $GENL set-config 5:u32:500 99:u32:1)
+	check "the ack points at the bad attribute (offset $(echo "$r" | jq .offs))" \
+		test "$(echo "$r" | jq '.offs > 0')" = true
+	r=$(ip netns exec "$SND" $GENL set-config 5:u32:700)
+	check "a well-formed raw request is accepted" test "$(echo "$r" | jq .error)" = 0
+	check "  and took effect" test "$(srffctl -j show | jq .idle_timeout_ms)" = 700
+	;;
+perms)
+	nobody() { ip netns exec "$SND" setpriv --reuid=65534 --regid=65534 --clear-groups "$SRFFCTL" "$@"; }
+	expect_rc 0 "unprivileged: show" nobody show
+	expect_rc 0 "unprivileged: stats" nobody -j stats
+	expect_rc 3 "unprivileged: set refused" nobody set max-flows 100
+	expect_rc 3 "unprivileged: set-thresholds refused" nobody set-thresholds 10 20
+	expect_rc 3 "unprivileged: flush refused" nobody flush
+	expect_rc 3 "unprivileged: flows refused" nobody flows
+	check "unchanged by the refused set" test "$(stat max_flows)" != 100
+	# Root of its own user namespace administers its own netns.
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		unshare -U -r -n sh -c "$SRFFCTL set max-flows 100 && $SRFFCTL -j show" 2>&1)
+	rc=$?
+	log "$out"
+	if [ $rc -ne 0 ] && grep -qi "unshare" <<<"$out"; then
+		log "unprivileged user namespaces unavailable here: part skipped"
+	else
+		check "userns root may set its own netns ($rc)" test $rc = 0
+		check "  and it took effect there" test "$(echo "$out" | jq .max_flows)" = 100
+		check "  but not here" test "$(stat max_flows)" != 100
+	fi
+	;;
+dump)
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-flows $RCV_IP4 10000 --base-port 20000 ||
+		fail "udp-flows"
+	# Traffic on existing flows while dumping (new flows would rightly make
+	# every dump inconsistent): a TCP stream and UDP on flow 20000.
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 & BG_PIDS+=($!)
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 20000 100000 200 --interval 0.001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $SND $SRFFCTL -j stats | jq -e '.flows >= 10001' >/dev/null" ||
+		fail "flows not created"
+	for i in 1 2 3; do
+		d=$(srffctl -j flows) || fail "dump $i"
+		n=$(echo "$d" | jq '[.[] | select(.proto == "udp" and .dport >= 20000 and .dport < 30000)] | length')
+		u=$(echo "$d" | jq '[.[] | select(.proto == "udp" and .dport >= 20000 and .dport < 30000) | .dport] | unique | length')
+		check "dump $i: $n UDP flows listed, $u distinct, of 10000" test "$n" = 10000 -a "$u" = 10000
+	done
+	check "dump total equals the flow count" \
+		test "$(echo "$d" | jq length)" = "$(stat flows)"
+	t=$(srffctl -j flows proto tcp port 5001)
+	check "filter proto tcp port 5001: one flow" test "$(echo "$t" | jq length)" = 1
+	check "  with the bytes of a running transfer" test "$(echo "$t" | jq '.[0].bytes')" -gt 100000
+	top=$(srffctl -j flows sort bytes limit 2)
+	check "sort bytes limit 2: the TCP stream first" \
+		test "$(echo "$top" | jq -r '.[0].proto')" = tcp -a "$(echo "$top" | jq length)" = 2
+	check "text output lists the flows" test "$(srffctl flows | grep -c udp)" -ge 10000
+	;;
+live)
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 & BG_PIDS+=($!)
+	band0() { class_counters "$SND" veth0 | awk '$1 == 0 { print $3 }'; }
+	band2() { class_counters "$SND" veth0 | awk '$1 == 2 { print $3 }'; }
+	wait_for 20 sh -c "[ \$(tc -n $SND -s class show dev veth0 parent 10: | awk '/10:3/ {getline; print \$2}') -gt 1000000 ]" ||
+		fail "transfer did not reach band 2"
+	a0=$(band0); a2=$(band2)
+	run srffctl set-thresholds 1G 2G || fail "raise thresholds"
+	b0=$(band0); b2=$(band2)
+	wait_for 10 sh -c "[ \$(tc -n $SND -s class show dev veth0 parent 10: | awk '/10:1/ {getline; print \$2}') -gt $((b0 + 1000000)) ]" ||
+		fail "band 0 did not take over"
+	c0=$(band0); c2=$(band2)
+	log "band0 $a0 -> $b0 -> $c0, band2 $a2 -> $b2 -> $c2"
+	check "after the change the flow is in band 0 ($((c0 - b0)) bytes)" test $((c0 - b0)) -gt 1000000
+	check "and band 2 stopped ($((c2 - b2)) bytes, < 1 max-size skb)" test $((c2 - b2)) -lt 70000
+	run srffctl flush || fail "flush"
+	st=$(srffctl -j stats)
+	check "flush counted ($(echo "$st" | jq .flushed))" test "$(echo "$st" | jq .flushed)" -ge 1
+	;;
+ports)
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5555 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5555' | grep -q ." || fail "sink"
+	run srffctl set top-ports 21,5555 || fail "top-ports"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5555 2000000 || fail "send"
+	c=$(class_counters "$SND" veth0); log "$(echo $c)"
+	check "2 MB to a top port all in band 0" \
+		test "$(echo "$c" | awk '$1 == 0 { print $3 }')" -gt 2000000 -a "$(echo "$c" | awk '$1 == 2 { print $2 }')" = 0
+	check "top_port_pkts counted" test "$(stat top_port_pkts)" -gt 100
+	check "top-port flows are not tracked" test "$(srffctl -j flows port 5555 | jq length)" = 0
+	;;
+udp)
+	cnt() { class_counters "$SND" veth0 | awk -v b=$1 '$1 == b { print $2 }'; }
+	run srffctl set udp top || fail "udp top"
+	a=$(cnt 0)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6100 50 1000 || fail
+	check "udp top: 50 datagrams of 1 KB all in band 0" test $(( $(cnt 0) - a )) = 50
+	run srffctl set udp ignore || fail "udp ignore"
+	a=$(cnt 1); i=$(stat ignored_pkts)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6101 50 1000 || fail
+	check "udp ignore: priority left at 0 (band 1)" test $(( $(cnt 1) - a )) = 50
+	check "  and counted as ignored" test $(( $(stat ignored_pkts) - i )) = 50
+	run srffctl set udp track || fail "udp track"
+	a=$(cnt 2)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6102 50 1000 || fail
+	check "udp track: datagrams past 5000 bytes in band 2 (45)" test $(( $(cnt 2) - a )) = 45
+	;;
+idlereset)
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	b0() { srffctl -j stats | jq '.bands[0].pkts'; }
+	# Three 20 KB responses 1 s apart on one connection.
+	a=$(b0)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5001 3 20000 1 || fail
+	off=$(( $(b0) - a ))
+	run srffctl set idle-reset 300ms || fail "idle-reset"
+	a=$(b0)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5001 3 20000 1 || fail
+	on=$(( $(b0) - a ))
+	log "band-0 skbs: $off without idle reset, $on with"
+	check "without idle reset only the first response starts in band 0 (<= 3 skbs: SYN, ACK, data)" test "$off" -le 3
+	check "with idle reset each of the 3 responses does (>= 5 skbs)" test "$on" -ge 5
+	;;
+nomodule)
+	srff_unload
+	expect_rc 4 "srffctl without the module" "$SRFFCTL" show
+	check "  says so plainly" grep -qi "not loaded" <<<"$LAST_OUT"
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac
+exit $ksft_pass
