@@ -12,6 +12,8 @@
 #endif
 
 /* The IPv6 fragment header (RFC 8200 4.5); net/ipv6.h is kernel-only. */
+#define IP6_OFFSET_MASK	0xFFF8
+#define IP6_MF_FLAG	0x0001
 struct srff_frag_hdr {
 	u8 nexthdr;
 	u8 reserved;
@@ -92,8 +94,10 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 	nexthdr = ip6h->nexthdr;
 	off = nhoff + sizeof(*ip6h);
 
-	/* Bounded walk over extension headers to the transport header. */
-	for (i = 0; i < SRFF_MAX_IPV6_EXTHDRS; i++) {
+	/* Bounded walk: at most SRFF_MAX_IPV6_EXTHDRS extension headers, then
+	 * the transport header.
+	 */
+	for (i = 0; ; i++) {
 		switch (nexthdr) {
 		case IPPROTO_HOPOPTS:
 		case IPPROTO_ROUTING:
@@ -102,6 +106,8 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 			struct ipv6_opt_hdr _oh;
 			const struct ipv6_opt_hdr *oh;
 
+			if (i == SRFF_MAX_IPV6_EXTHDRS)
+				goto portless;
 			oh = skb_header_pointer(skb, off, sizeof(_oh), &_oh);
 			if (!oh)
 				goto portless;
@@ -117,9 +123,19 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 			struct srff_frag_hdr _fh;
 			const struct srff_frag_hdr *fh;
 
+			if (i == SRFF_MAX_IPV6_EXTHDRS)
+				goto portless;
 			fh = skb_header_pointer(skb, off, sizeof(_fh), &_fh);
 			if (!fh)
 				goto portless;
+			/* An "atomic" fragment (offset 0, no M flag) is a whole
+			 * packet (RFC 6946): read on to its transport header.
+			 */
+			if (!(fh->frag_off & htons(IP6_OFFSET_MASK | IP6_MF_FLAG))) {
+				nexthdr = fh->nexthdr;
+				off += sizeof(*fh);
+				continue;
+			}
 			pkt->key.proto = fh->nexthdr;
 			pkt->fragment = true;
 			return 0;

@@ -6,8 +6,9 @@
  * source port, destination port) exactly as the packet carries them when it
  * leaves POST_ROUTING (after SNAT). Ports are read for TCP, UDP and
  * UDP-Lite. Every other protocol (ICMP, ESP, SCTP, ...), every IP fragment
- * and every packet whose transport header is truncated is keyed with ports
- * 0: one flow per address pair and protocol. Fragments are keyed that way
+ * (but not an IPv6 atomic fragment, RFC 6946), every packet whose transport
+ * header is truncated or lies past SRFF_MAX_IPV6_EXTHDRS extension headers
+ * is keyed with ports 0: one flow per address pair and protocol. Fragments are keyed that way
  * whether or not they are the first, so all fragments of one datagram share
  * a band.
  *
@@ -46,7 +47,7 @@ struct srff_pkt {
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
 };
 
-/* Extension headers walked before giving up on finding the transport. */
+/* IPv6 extension headers read before the transport header, at most. */
 #define SRFF_MAX_IPV6_EXTHDRS	8
 
 /*

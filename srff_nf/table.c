@@ -103,7 +103,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		return f;
 
 	/* Reserve a slot before allocating: the cap is never crossed. */
-	if (atomic_inc_return(&t->count) > READ_ONCE(t->max_flows)) {
+	if ((unsigned int)atomic_inc_return(&t->count) > READ_ONCE(t->max_flows)) {
 		atomic_dec(&t->count);
 		return ERR_PTR(-ENOSPC);
 	}
