@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flow table tests: creation, the cap, accounting, GC, flush, teardown and
+ * the resumable walk. Every test tears its table down, and test_main.c
+ * then fails it if a flow, an array or an RCU callback was left behind.
+ */
+#include <stdlib.h>
+
+#include "kernel.h"
+#include "table.h"
+#include "test.h"
+
+#define IDLE	(HZ * 5 / 2)		/* the default idle_timeout, 2.5 s */
+
+static void setup(struct srff_table *t, unsigned int buckets,
+		  unsigned int max_flows)
+{
+	CHECK_EQ_INT(srff_table_cache_init(), 0);
+	CHECK_EQ_INT(srff_table_init(t, buckets, max_flows), 0);
+}
+
+static void teardown(struct srff_table *t)
+{
+	srff_table_uninit(t);
+	rcu_barrier();			/* as module exit does */
+	srff_table_cache_uninit();
+}
+
+/* A distinct TCP key per @i; its index can be read back with key_index. */
+static struct srff_key key(u32 i)
+{
+	struct srff_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = AF_INET;
+	k.proto = IPPROTO_TCP;
+	k.saddr.ip = htonl(0x0a000000 | (i >> 16));
+	k.daddr.ip = htonl(0xc0a80001);
+	k.sport = htons(i & 0xffff);
+	k.dport = htons(443);
+	return k;
+}
+
+static u32 key_index(const struct srff_key *k)
+{
+	return (ntohl(k->saddr.ip) & 0xffff) << 16 | ntohs(k->sport);
+}
+
+static struct srff_flow *get(struct srff_table *t, u32 i, unsigned long now,
+			     bool *created)
+{
+	struct srff_key k = key(i);
+
+	return srff_table_get(t, &k, now, created);
+}
+
+static void table_init_sizes(void)
+{
+	static const struct {
+		unsigned int buckets, hash_mask, lock_mask;
+	} cases[] = {
+		{ 0, 0, 0 }, { 1, 0, 0 }, { 8, 7, 7 }, { 1000, 1023, 1023 },
+		{ 4096, 4095, SRFF_MAX_LOCKS - 1 }, { 1 << 19, (1 << 19) - 1, 1023 },
+	};
+	struct srff_table t;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(&t, cases[i].buckets, 100);
+		CHECK_EQ(t.hash_mask, cases[i].hash_mask);
+		CHECK_EQ(t.lock_mask, cases[i].lock_mask);
+		CHECK_EQ(srff_table_count(&t), 0);
+		CHECK_EQ(srff_user_kv_live, 2);
+		teardown(&t);
+	}
+}
+
+/* Each allocation of init failing in turn: -ENOMEM, nothing left over. */
+static void table_init_enomem(void)
+{
+	struct srff_table t;
+	int nth;
+
+	for (nth = 1; nth <= 2; nth++) {
+		srff_user_kv_fail_nth = nth;
+		CHECK_EQ_INT(srff_table_init(&t, 64, 100), -ENOMEM);
+		CHECK_EQ(srff_user_kv_live, 0);
+	}
+	srff_user_kv_fail_nth = 0;
+}
+
+static void get_creates_once(void)
+{
+	struct srff_flow *a, *b, *c;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 16, 100);
+	a = get(&t, 1, 1000, &created);
+	CHECK(!IS_ERR(a) && created);
+	CHECK_EQ(srff_table_count(&t), 1);
+	CHECK_EQ(atomic_read(&t.gen), 1);
+	CHECK_EQ(a->created, 1000);
+	CHECK_EQ(a->last_seen, 1000);
+	CHECK_EQ(atomic64_read(&a->bytes), 0);
+	CHECK_EQ(a->flags, 0);
+
+	b = get(&t, 1, 2000, &created);
+	CHECK(b == a && !created);
+	CHECK_EQ(a->created, 1000);		/* a lookup changes nothing */
+	CHECK_EQ(srff_table_count(&t), 1);
+	CHECK_EQ(atomic_read(&t.gen), 1);
+	CHECK_EQ(srff_user_slab_live, 1);
+
+	c = get(&t, 2, 2000, &created);
+	CHECK(!IS_ERR(c) && c != a && created);
+	CHECK_EQ(srff_table_count(&t), 2);
+	CHECK_EQ(atomic_read(&t.gen), 2);
+	CHECK(get(&t, 2, 2001, &created) == c && !created);
+	CHECK(get(&t, 1, 2001, &created) == a && !created);
+	teardown(&t);
+}
+
+/* Keys that differ in one field only are different flows. */
+static void get_distinguishes_every_field(void)
+{
+	struct srff_key k[6];
+	struct srff_flow *f[6];
+	struct srff_table t;
+	unsigned int i, j;
+	bool created;
+
+	setup(&t, 4, 100);
+	for (i = 0; i < 6; i++)
+		k[i] = key(7);
+	k[1].proto = IPPROTO_UDP;
+	k[2].family = AF_INET6;
+	k[3].dport = htons(444);
+	k[4].daddr.ip6.s6_addr[15] = 1;		/* beyond the IPv4 address */
+	for (i = 0; i < 6; i++) {
+		f[i] = srff_table_get(&t, &k[i], 1, &created);
+		CHECK(!IS_ERR(f[i]));
+		CHECK_EQ(created, i < 5);
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			CHECK(f[i] != f[j]);
+	CHECK(f[5] == f[0]);
+	CHECK_EQ(srff_table_count(&t), 5);
+	teardown(&t);
+}
+
+/* The cap is never crossed, and a refused flow allocates nothing. */
+static void max_flows_cap(void)
+{
+	struct srff_flow *f;
+	struct srff_table t;
+	unsigned long allocs;
+	bool created;
+	u32 i;
+
+	setup(&t, 8, 16);
+	for (i = 0; i < 16; i++)
+		CHECK(!IS_ERR(get(&t, i, 1, &created)) && created);
+	allocs = srff_user_slab_allocs;
+	for (i = 16; i < 64; i++) {
+		f = get(&t, i, 1, &created);
+		CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC && !created);
+		CHECK_EQ(srff_table_count(&t), 16);
+	}
+	CHECK_EQ(srff_user_slab_allocs, allocs);	/* not even tried */
+	CHECK_EQ(srff_user_slab_live, 16);
+	CHECK_EQ(atomic_read(&t.gen), 16);
+	/* Flows already in the table are still found at the cap. */
+	for (i = 0; i < 16; i++)
+		CHECK(!IS_ERR(get(&t, i, 2, &created)) && !created);
+
+	/* Lowered at run time below the count: no new flow, old ones found. */
+	WRITE_ONCE(t.max_flows, 4);
+	CHECK(IS_ERR(get(&t, 100, 3, &created)));
+	CHECK(!IS_ERR(get(&t, 15, 3, &created)));
+	CHECK_EQ(srff_table_count(&t), 16);
+
+	/* Room again once flows are gone. */
+	WRITE_ONCE(t.max_flows, 16);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 4, IDLE), 16);
+	CHECK(!IS_ERR(get(&t, 100, 5, &created)) && created);
+	teardown(&t);
+}
+
+/* A failed GFP_ATOMIC allocation gives the reserved slot back. */
+static void alloc_failure_gives_slot_back(void)
+{
+	struct srff_flow *f;
+	struct srff_table t;
+	bool created = true;
+
+	setup(&t, 8, 2);
+	srff_user_slab_fail_nth = 1;
+	f = get(&t, 1, 1, &created);
+	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOMEM && !created);
+	CHECK_EQ(srff_table_count(&t), 0);
+	CHECK_EQ(srff_user_slab_live, 0);
+	CHECK_EQ(atomic_read(&t.gen), 0);
+	CHECK(!IS_ERR(get(&t, 1, 1, &created)) && created);
+	CHECK(!IS_ERR(get(&t, 2, 1, &created)) && created);
+	CHECK(IS_ERR(get(&t, 3, 1, &created)));	/* the cap counts right */
+	teardown(&t);
+}
+
+/* srff_flow_account() returns the bytes sent before this packet. */
+static void account_returns_bytes_before(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+
+	setup(&t, 8, 8);
+	f = get(&t, 1, 100, &created);
+	CHECK_EQ(srff_flow_account(f, 100, 100, 0), 0);
+	CHECK_EQ(srff_flow_account(f, 200, 100, 0), 100);
+	CHECK_EQ(srff_flow_account(f, 1500, 101, 0), 300);
+	CHECK_EQ(atomic64_read(&f->bytes), 1800);
+	CHECK_EQ(f->last_seen, 101);
+	/* Without idle reset, a long silence changes nothing. */
+	CHECK_EQ(srff_flow_account(f, 1, 101 + 100 * HZ, 0), 1800);
+	CHECK_EQ(f->last_seen, 101 + 100 * HZ);
+	CHECK_EQ(f->created, 100);
+	teardown(&t);
+}
+
+/* With idle_reset, a flow idle that long starts again from 0. */
+static void account_idle_reset(void)
+{
+	const unsigned long reset = HZ;
+	unsigned long t0, now;
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+	int wrap;
+
+	setup(&t, 8, 8);
+	for (wrap = 0; wrap < 2; wrap++) {
+		/* The second time across the jiffies wrap. */
+		t0 = wrap ? ULONG_MAX - reset / 2 : 5000;
+		f = get(&t, wrap, t0, &created);
+		CHECK_EQ(srff_flow_account(f, 1000, t0, reset), 0);
+		now = t0 + reset - 1;		/* just under: keeps counting */
+		CHECK_EQ(srff_flow_account(f, 1000, now, reset), 1000);
+		now += reset;			/* exactly idle_reset later */
+		CHECK_EQ(srff_flow_account(f, 700, now, reset), 0);
+		CHECK_EQ(atomic64_read(&f->bytes), 700);
+		CHECK_EQ(f->last_seen, now);
+		CHECK_EQ(srff_flow_account(f, 5, now + 1, reset), 700);
+		now += 1 + 5 * reset;
+		CHECK_EQ(srff_flow_account(f, 9, now, reset), 0);
+		CHECK_EQ(atomic64_read(&f->bytes), 9);
+	}
+	teardown(&t);
+}
+
+/* GC frees flows idle for idle_timeout, to the jiffy, and keeps the rest. */
+static void gc_frees_idle_keeps_busy(void)
+{
+	const unsigned long now = 100000;
+	struct srff_flow *busy, *idle, *older;
+	struct srff_table t;
+	unsigned int gen;
+	bool created;
+
+	setup(&t, 16, 100);
+	busy = get(&t, 1, now - IDLE + 1, &created);
+	idle = get(&t, 2, now - IDLE, &created);
+	older = get(&t, 3, now - 10 * IDLE, &created);
+	gen = atomic_read(&t.gen);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now, IDLE), 2);
+	CHECK_EQ(srff_table_count(&t), 1);
+	CHECK_EQ(atomic_read(&t.gen), gen + 2);
+	CHECK_EQ(atomic64_read(&t.gc_freed), 2);
+	CHECK_EQ(atomic64_read(&t.fin_retired), 0);
+	CHECK_EQ(atomic64_read(&t.gc_runs), 1);
+	CHECK(get(&t, 1, now, &created) == busy && !created);
+	CHECK_EQ(busy->last_seen, now - IDLE + 1);	/* lookups don't touch it */
+	srff_flow_account(busy, 100, now, 0);
+
+	/* Unlinked flows stay readable until the grace period ends. */
+	CHECK_EQ(srff_user_rcu_pending, 2);
+	CHECK_EQ(srff_user_slab_live, 3);
+	CHECK_EQ(idle->created, now - IDLE);
+	CHECK_EQ(older->created, now - 10 * IDLE);
+	rcu_barrier();
+	CHECK_EQ(srff_user_slab_live, 1);
+
+	/* busy was seen at `now`: one jiffy short of idle, then idle. */
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + IDLE - 1, IDLE), 0);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + IDLE, IDLE), 1);
+	CHECK_EQ(atomic64_read(&t.gc_runs), 3);
+	CHECK_EQ(atomic64_read(&t.gc_freed), 3);
+	CHECK_EQ(srff_table_count(&t), 0);
+	/* The key comes back as a new flow. */
+	CHECK(!IS_ERR(get(&t, 1, now + IDLE, &created)) && created);
+	teardown(&t);
+}
+
+/* ... also when jiffies wrapped between the last packet and the sweep. */
+static void gc_across_jiffies_wrap(void)
+{
+	const unsigned long seen = ULONG_MAX - 5;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 16, 100);
+	get(&t, 1, seen, &created);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, seen + IDLE - 1, IDLE), 0);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, seen + IDLE, IDLE), 1);
+	teardown(&t);
+}
+
+/* Closed flows go after SRFF_CLOSED_LINGER idle, counted as fin_retired. */
+static void gc_retires_closed_flows(void)
+{
+	const unsigned long now = 50000;
+	struct srff_flow *f;
+	struct srff_table t;
+	bool created;
+
+	CHECK(SRFF_CLOSED_LINGER > 0 && SRFF_CLOSED_LINGER < IDLE);
+	setup(&t, 16, 100);
+	f = get(&t, 1, now - SRFF_CLOSED_LINGER, &created);	/* lingered */
+	srff_flow_close(f);
+	srff_flow_close(f);					/* idempotent */
+	CHECK_EQ(f->flags, 1UL << SRFF_FLOW_CLOSED_BIT);
+	f = get(&t, 2, now - SRFF_CLOSED_LINGER + 1, &created); /* not yet */
+	srff_flow_close(f);
+	f = get(&t, 3, now - 2 * IDLE, &created);	/* closed and idle */
+	srff_flow_close(f);
+	get(&t, 4, now - IDLE, &created);		/* just idle */
+	get(&t, 5, now - SRFF_CLOSED_LINGER, &created);	/* open, recent */
+
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now, IDLE), 3);
+	CHECK_EQ(atomic64_read(&t.fin_retired), 2);	/* 1 and 3 */
+	CHECK_EQ(atomic64_read(&t.gc_freed), 1);	/* 4 */
+	CHECK_EQ(atomic64_read(&t.flushed), 0);
+	f = get(&t, 2, now, &created);
+	CHECK(!IS_ERR(f) && !created);
+	CHECK(get(&t, 5, now, &created) && !created);
+	CHECK_EQ(srff_table_count(&t), 2);
+	/* A closed flow that keeps sending is kept until it goes quiet. */
+	srff_flow_account(f, 100, now, 0);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + SRFF_CLOSED_LINGER - 1, IDLE), 0);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + SRFF_CLOSED_LINGER, IDLE), 1);
+	CHECK_EQ(atomic64_read(&t.fin_retired), 3);
+	teardown(&t);
+}
+
+static void flush_counts(void)
+{
+	struct srff_table t;
+	unsigned int gen;
+	bool created;
+	u32 i;
+
+	setup(&t, 64, 1000);
+	for (i = 0; i < 500; i++)
+		get(&t, i, i, &created);
+	gen = atomic_read(&t.gen);
+	CHECK_EQ(gen, 500);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, IDLE), 500);
+	CHECK_EQ(atomic64_read(&t.flushed), 500);
+	CHECK_EQ(atomic64_read(&t.gc_freed), 0);
+	CHECK_EQ(atomic64_read(&t.gc_runs), 0);
+	CHECK_EQ(atomic_read(&t.gen), 1000);
+	CHECK_EQ(srff_table_count(&t), 0);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, IDLE), 0);
+	CHECK_EQ(atomic64_read(&t.flushed), 500);
+	teardown(&t);
+}
+
+/* Teardown frees every flow without counting it anywhere. */
+static void sweep_all_at_uninit(void)
+{
+	struct srff_table t;
+	bool created;
+	u32 i;
+
+	setup(&t, 256, 5000);
+	for (i = 0; i < 3000; i++)
+		get(&t, i, 1, &created);
+	CHECK_EQ(srff_user_slab_live, 3000);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_ALL, 0, 0), 3000);
+	CHECK_EQ(atomic64_read(&t.flushed) + atomic64_read(&t.gc_freed) +
+		 atomic64_read(&t.fin_retired) + atomic64_read(&t.gc_runs), 0);
+	for (i = 0; i < 3000; i++)
+		get(&t, i, 1, &created);
+	srff_table_uninit(&t);
+	CHECK_EQ(srff_user_warnings, 0);	/* count reached 0 */
+	CHECK_EQ(srff_user_rcu_pending, 6000);	/* freed after the grace period */
+	rcu_barrier();
+	CHECK_EQ(srff_user_slab_live, 0);
+	srff_table_cache_uninit();
+}
+
+/* The sweep offers to reschedule once per bucket, empty or not. */
+static void sweep_reschedules_per_bucket(void)
+{
+	struct srff_table t;
+	unsigned long calls;
+	bool created;
+	u32 i;
+
+	setup(&t, 512, 5000);
+	for (i = 0; i < 2000; i++)
+		get(&t, i, 1, &created);
+	calls = srff_user_resched_calls;
+	srff_table_sweep(&t, SRFF_SWEEP_GC, 2, IDLE);
+	CHECK_EQ(srff_user_resched_calls - calls, 512);
+	teardown(&t);
+}
+
+/* SipHash spreads sequential keys: no bucket is much longer than average. */
+static void hash_spreads_keys(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	unsigned int b, n, longest = 0;
+	bool created;
+	u32 i;
+
+	setup(&t, 4096, 1 << 16);
+	for (i = 0; i < 8192; i++)
+		get(&t, i, 1, &created);
+	for (b = 0; b <= t.hash_mask; b++) {
+		n = 0;
+		hlist_for_each_entry_rcu(f, &t.buckets[b], node)
+			n++;
+		if (n > longest)
+			longest = n;
+	}
+	/* Poisson(2) over 4096 buckets: the longest is ~9; 20 is absurd. */
+	CHECK(longest >= 3 && longest <= 20);
+	teardown(&t);
+}
+
+struct walk_ctx {
+	unsigned int in_msg;	/* flows put in the current message */
+	unsigned int per_msg;	/* how many fit */
+	unsigned int *visits;	/* per flow index */
+	u32 refused;		/* the flow that did not fit */
+	bool have_refused;
+	bool resumed_ok;
+};
+
+static int walk_fn(const struct srff_flow *f, void *arg)
+{
+	struct walk_ctx *c = arg;
+	u32 idx = key_index(&f->key);
+
+	if (c->in_msg == 0 && c->have_refused)	/* resumes at the refused */
+		c->resumed_ok &= idx == c->refused;
+	if (c->in_msg == c->per_msg) {
+		c->refused = idx;
+		c->have_refused = true;
+		return -EMSGSIZE;
+	}
+	c->in_msg++;
+	c->visits[idx]++;
+	return 0;
+}
+
+/* A dump in many small messages sees every flow exactly once. */
+static void walk_resumes_from_cursor(void)
+{
+	static const unsigned int per_msg[] = { 1, 2, 7, 50, 999, 1000, 5000 };
+	const unsigned int nflows = 1000;
+	struct srff_table t;
+	unsigned int p, i, msgs, bucket, pos, gen;
+	bool created;
+	int err;
+
+	setup(&t, 64, nflows);			/* chains of ~16 */
+	for (i = 0; i < nflows; i++)
+		get(&t, i, 1, &created);
+	gen = atomic_read(&t.gen);
+	for (p = 0; p < sizeof(per_msg) / sizeof(per_msg[0]); p++) {
+		struct walk_ctx c = { .per_msg = per_msg[p], .resumed_ok = true };
+
+		c.visits = calloc(nflows, sizeof(*c.visits));
+		bucket = 0;
+		pos = 0;
+		msgs = 0;
+		do {
+			c.in_msg = 0;
+			err = srff_table_walk(&t, &bucket, &pos, walk_fn, &c);
+			msgs++;
+			CHECK(err == 0 || err == -EMSGSIZE);
+			if (err)
+				CHECK_EQ(c.in_msg, per_msg[p]);
+		} while (err && msgs <= nflows + 1);
+		CHECK_EQ(msgs, (nflows + per_msg[p] - 1) / per_msg[p]);
+		CHECK(c.resumed_ok);
+		for (i = 0; i < nflows; i++)
+			if (c.visits[i] != 1)
+				break;
+		CHECK_EQ(i, nflows);
+		/* The finished cursor stays finished. */
+		CHECK_EQ(bucket, t.hash_mask + 1);
+		CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c), 0);
+		free(c.visits);
+	}
+	CHECK_EQ(atomic_read(&t.gen), gen);	/* walking changes nothing */
+	teardown(&t);
+}
+
+static void walk_empty_table(void)
+{
+	unsigned int bucket = 0, pos = 0, visits[1] = { 0 };
+	struct walk_ctx c = { .per_msg = 1, .visits = visits };
+	struct srff_table t;
+
+	setup(&t, 16, 10);
+	CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c), 0);
+	CHECK_EQ(visits[0], 0);
+	teardown(&t);
+}
+
+/* The generation moves on every link and unlink, and on nothing else. */
+static void gen_counts_links_and_unlinks(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+
+	setup(&t, 16, 3);
+	CHECK_EQ(atomic_read(&t.gen), 0);
+	f = get(&t, 1, 10, &created);
+	CHECK_EQ(atomic_read(&t.gen), 1);
+	get(&t, 1, 11, &created);			/* lookup */
+	srff_flow_account(f, 100, 11, 0);		/* accounting */
+	srff_flow_close(f);
+	CHECK_EQ(atomic_read(&t.gen), 1);
+	get(&t, 2, 10, &created);
+	get(&t, 3, 10, &created);
+	get(&t, 4, 10, &created);			/* over the cap */
+	srff_user_slab_fail_nth = 1;
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, 0), 3);
+	CHECK(IS_ERR(get(&t, 5, 10, &created)));	/* allocation failed */
+	srff_user_slab_fail_nth = 0;
+	CHECK_EQ(atomic_read(&t.gen), 6);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 12, IDLE), 0);
+	CHECK_EQ(atomic_read(&t.gen), 6);
+	teardown(&t);
+}
+
+const struct srff_test srff_tests_table[] = {
+	SRFF_TEST(table_init_sizes),
+	SRFF_TEST(table_init_enomem),
+	SRFF_TEST(get_creates_once),
+	SRFF_TEST(get_distinguishes_every_field),
+	SRFF_TEST(max_flows_cap),
+	SRFF_TEST(alloc_failure_gives_slot_back),
+	SRFF_TEST(account_returns_bytes_before),
+	SRFF_TEST(account_idle_reset),
+	SRFF_TEST(gc_frees_idle_keeps_busy),
+	SRFF_TEST(gc_across_jiffies_wrap),
+	SRFF_TEST(gc_retires_closed_flows),
+	SRFF_TEST(flush_counts),
+	SRFF_TEST(sweep_all_at_uninit),
+	SRFF_TEST(sweep_reschedules_per_bucket),
+	SRFF_TEST(hash_spreads_keys),
+	SRFF_TEST(walk_resumes_from_cursor),
+	SRFF_TEST(walk_empty_table),
+	SRFF_TEST(gen_counts_links_and_unlinks),
+	{ NULL, NULL }
+};
