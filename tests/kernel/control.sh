@@ -48,8 +48,10 @@ fi
 
 case $mode in
 roundtrip)
-	run srffctl set-thresholds 1.5k 20k 1M 4Mi || fail "set-thresholds"
-	run srffctl set priorities 6,0,1,2,3 idle-timeout 2.5s gc-interval 750ms \
+	# A new number of bands needs its priorities in the same request.
+	expect_rc 1 "4 thresholds with 3 priorities refused" srffctl set-thresholds 1.5k 20k 1M 4Mi
+	run srffctl set-thresholds 1.5k 20k 1M 4Mi priorities 6,0,1,2,3 || fail "set-thresholds"
+	run srffctl set idle-timeout 2.5s gc-interval 750ms \
 		max-flows 5000 udp top top-ports 21,22,23 untracked-priority 1 \
 		app-priority keep idle-reset 1m || fail "set"
 	got=$(srffctl -j show) || fail "show -j"

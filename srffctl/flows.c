@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flows: dump the flow table (retried whole if it changed underneath),
+ * then filter, sort and print in the tool; flush: forget every flow.
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netlink/attr.h>
+
+#include "srffctl.h"
+
+struct flow {
+	uint8_t family, proto, band;
+	uint8_t saddr[16], daddr[16];
+	uint16_t sport, dport;
+	uint64_t bytes, age_ms, idle_ms;
+	uint32_t flags;
+};
+
+struct flows {
+	struct flow *v;
+	size_t n, cap;
+};
+
+static int flow_cb(struct nlattr **tb, void *arg)
+{
+	struct flows *fs = arg;
+	struct nlattr *a[SRFF_FLOW_A_MAX + 1];
+	struct flow *f;
+
+	if (!tb[SRFF_A_FLOW] || nla_parse_nested(a, SRFF_FLOW_A_MAX, tb[SRFF_A_FLOW], NULL))
+		return 0;
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 1024;
+		struct flow *v = realloc(fs->v, cap * sizeof(*v));
+
+		if (!v) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return EXIT_ERROR;
+		}
+		fs->v = v;
+		fs->cap = cap;
+	}
+	f = &fs->v[fs->n++];
+	memset(f, 0, sizeof(*f));
+	if (a[SRFF_FLOW_A_FAMILY])
+		f->family = nla_get_u8(a[SRFF_FLOW_A_FAMILY]);
+	if (a[SRFF_FLOW_A_PROTO])
+		f->proto = nla_get_u8(a[SRFF_FLOW_A_PROTO]);
+	if (a[SRFF_FLOW_A_SADDR] && nla_len(a[SRFF_FLOW_A_SADDR]) <= 16)
+		memcpy(f->saddr, nla_data(a[SRFF_FLOW_A_SADDR]), nla_len(a[SRFF_FLOW_A_SADDR]));
+	if (a[SRFF_FLOW_A_DADDR] && nla_len(a[SRFF_FLOW_A_DADDR]) <= 16)
+		memcpy(f->daddr, nla_data(a[SRFF_FLOW_A_DADDR]), nla_len(a[SRFF_FLOW_A_DADDR]));
+#define GET(attr, field, bits) if (a[attr]) f->field = nla_get_u##bits(a[attr])
+	GET(SRFF_FLOW_A_SPORT, sport, 16);
+	GET(SRFF_FLOW_A_DPORT, dport, 16);
+	GET(SRFF_FLOW_A_BYTES, bytes, 64);
+	GET(SRFF_FLOW_A_BAND, band, 8);
+	GET(SRFF_FLOW_A_AGE_MS, age_ms, 64);
+	GET(SRFF_FLOW_A_IDLE_MS, idle_ms, 64);
+	GET(SRFF_FLOW_A_FLAGS, flags, 32);
+#undef GET
+	return 0;
+}
+
+static void flows_reset(void *arg)
+{
+	((struct flows *)arg)->n = 0;
+}
+
+static const char *proto_name(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case IPPROTO_TCP: return "tcp";
+	case IPPROTO_UDP: return "udp";
+	case IPPROTO_UDPLITE: return "udplite";
+	case IPPROTO_ICMP: return "icmp";
+	case IPPROTO_ICMPV6: return "ipv6-icmp";
+	}
+	snprintf(buf, len, "%u", p);
+	return buf;
+}
+
+static int parse_proto(const char *s)
+{
+	static const struct { const char *name; int proto; } names[] = {
+		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
+		{ "udplite", IPPROTO_UDPLITE }, { "icmp", IPPROTO_ICMP },
+		{ "ipv6-icmp", IPPROTO_ICMPV6 }, { "icmpv6", IPPROTO_ICMPV6 },
+	};
+	uint32_t v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].proto;
+	if (parse_u32(s, &v) || v > 255)
+		return -1;
+	return v;
+}
+
+static enum { SORT_NONE, SORT_BYTES, SORT_IDLE, SORT_AGE } sort_key;
+
+static int flow_cmp(const void *x, const void *y)
+{
+	const struct flow *a = x, *b = y;
+	uint64_t va = 0, vb = 0;
+
+	switch (sort_key) {
+	case SORT_BYTES: va = a->bytes; vb = b->bytes; break;
+	case SORT_IDLE: va = a->idle_ms; vb = b->idle_ms; break;
+	case SORT_AGE: va = a->age_ms; vb = b->age_ms; break;
+	case SORT_NONE: break;
+	}
+	return va < vb ? 1 : va > vb ? -1 : 0;	/* largest first */
+}
+
+int cmd_flows(int argc, char **argv)
+{
+	struct flows fs = { 0 };
+	int proto = -1, family = 0, err;
+	bool have_addr = false, have_port = false;
+	uint8_t addr[16] = { 0 };
+	int addr_family = 0;
+	uint32_t port = 0, limit = 0, shown = 0;
+
+	sort_key = SORT_NONE;
+	for (int i = 1; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			usage_error("flows: '%s' needs a value", k);
+		if (!strcmp(k, "sort")) {
+			if (!strcmp(v, "bytes")) sort_key = SORT_BYTES;
+			else if (!strcmp(v, "idle")) sort_key = SORT_IDLE;
+			else if (!strcmp(v, "age")) sort_key = SORT_AGE;
+			else usage_error("flows: sort by bytes, idle or age");
+		} else if (!strcmp(k, "proto")) {
+			proto = parse_proto(v);
+			if (proto < 0)
+				usage_error("flows: '%s' is not a protocol (tcp, udp, icmp, or a number)", v);
+		} else if (!strcmp(k, "family")) {
+			if (!strcmp(v, "4") || !strcmp(v, "inet")) family = AF_INET;
+			else if (!strcmp(v, "6") || !strcmp(v, "inet6")) family = AF_INET6;
+			else usage_error("flows: family is 4 or 6");
+		} else if (!strcmp(k, "addr")) {
+			if (inet_pton(AF_INET, v, addr) == 1)
+				addr_family = AF_INET;
+			else if (inet_pton(AF_INET6, v, addr) == 1)
+				addr_family = AF_INET6;
+			else
+				usage_error("flows: '%s' is not an IPv4 or IPv6 address", v);
+			have_addr = true;
+		} else if (!strcmp(k, "port")) {
+			if (parse_u32(v, &port) || port > 65535)
+				usage_error("flows: '%s' is not a port", v);
+			have_port = true;
+		} else if (!strcmp(k, "limit")) {
+			if (parse_u32(v, &limit))
+				usage_error("flows: '%s' is not a count", v);
+		} else {
+			usage_error("flows: unknown option '%s'", k);
+		}
+	}
+
+	err = srff_dump(SRFF_CMD_GET_FLOWS, flow_cb, flows_reset, &fs);
+	if (err) {
+		free(fs.v);
+		return err;
+	}
+	if (sort_key != SORT_NONE)
+		qsort(fs.v, fs.n, sizeof(*fs.v), flow_cmp);
+
+	open_json_array(PRINT_JSON, NULL);
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct flow *f = &fs.v[i];
+		size_t alen = f->family == AF_INET ? 4 : 16;
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[8], ep[64];
+
+		if (proto >= 0 && f->proto != proto)
+			continue;
+		if (family && f->family != family)
+			continue;
+		if (have_port && f->sport != port && f->dport != port)
+			continue;
+		if (have_addr && (f->family != addr_family ||
+				  (memcmp(f->saddr, addr, alen) && memcmp(f->daddr, addr, alen))))
+			continue;
+		if (limit && shown == limit)
+			break;
+		shown++;
+		inet_ntop(f->family, f->saddr, s, sizeof(s));
+		inet_ntop(f->family, f->daddr, d, sizeof(d));
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "family", NULL, f->family == AF_INET ? "inet" : "inet6");
+		print_string(PRINT_ANY, "proto", "%-9s", proto_name(f->proto, pb, sizeof(pb)));
+		if (f->proto == IPPROTO_TCP || f->proto == IPPROTO_UDP || f->proto == IPPROTO_UDPLITE) {
+			snprintf(ep, sizeof(ep), f->family == AF_INET ? "%s:%u" : "[%s]:%u", s, f->sport);
+			print_string(PRINT_FP, NULL, " %-22s", ep);
+			snprintf(ep, sizeof(ep), f->family == AF_INET ? "%s:%u" : "[%s]:%u", d, f->dport);
+			print_string(PRINT_FP, NULL, " -> %-22s", ep);
+		} else {
+			print_string(PRINT_FP, NULL, " %-22s", s);
+			print_string(PRINT_FP, NULL, " -> %-22s", d);
+		}
+		print_string(PRINT_JSON, "saddr", NULL, s);
+		print_uint(PRINT_JSON, "sport", NULL, f->sport);
+		print_string(PRINT_JSON, "daddr", NULL, d);
+		print_uint(PRINT_JSON, "dport", NULL, f->dport);
+		print_uint(PRINT_ANY, "bytes", " bytes %" PRIu64, f->bytes);
+		print_uint(PRINT_ANY, "band", " band %" PRIu64, f->band);
+		print_uint(PRINT_ANY, "age_ms", " age %" PRIu64 "ms", f->age_ms);
+		print_uint(PRINT_ANY, "idle_ms", " idle %" PRIu64 "ms", f->idle_ms);
+		print_bool(PRINT_ANY, "closed", " closed", f->flags & SRFF_FLOW_F_CLOSED);
+		print_text("\n");
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	free(fs.v);
+	return 0;
+}
+
+int cmd_flush(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		usage_error("flush takes no arguments");
+	return srff_request(srff_msg(SRFF_CMD_FLUSH_FLOWS, 0), NULL, NULL);
+}

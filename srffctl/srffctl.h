@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srffctl: the command-line tool of srff. One header for its parts:
+ *   main.c     options, the command table, exit codes
+ *   nl.c       libnl-genl plumbing: family, requests, extended acks, dumps
+ *   parse.c    sizes, durations, lists (pure; unit-tested natively)
+ *   print.c    one print path for text and JSON (iproute2 style)
+ *   config.c   show, set, set-thresholds, save, apply
+ *   stats.c    stats
+ *   flows.c    flows, flush
+ */
+#ifndef SRFFCTL_H
+#define SRFFCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/srff.h>
+
+/* Exit codes. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* the kernel rejected the request, or other */
+	EXIT_USAGE = 2,
+	EXIT_PERM = 3,		/* EPERM: needs CAP_NET_ADMIN */
+	EXIT_NOMODULE = 4,	/* no generic netlink family "srff" */
+};
+
+/* ---- parse.c ---- */
+int parse_size(const char *s, uint64_t *out);
+int parse_duration_ms(const char *s, uint32_t *out);
+int parse_u32(const char *s, uint32_t *out);
+int parse_priority(const char *s, uint32_t *out);
+int parse_classid(const char *s, uint16_t *major);
+int parse_list_priorities(const char *s, uint32_t *v, unsigned int max, unsigned int *n);
+int parse_list_ports(const char *s, uint16_t *v, unsigned int max, unsigned int *n);
+const char *fmt_size(uint64_t v, char *buf, size_t len);
+const char *fmt_duration(uint32_t ms, char *buf, size_t len);
+extern const char *const udp_policy_names[];
+extern const char *const app_prio_names[];
+int name_index(const char *const *names, const char *s);
+
+/* A configuration as the tool holds it; `has` marks what a SET carries. */
+enum {
+	CF_THRESHOLDS = 1 << 0, CF_PRIORITIES = 1 << 1, CF_CLASSID = 1 << 2,
+	CF_IDLE_TIMEOUT = 1 << 3, CF_GC_INTERVAL = 1 << 4, CF_MAX_FLOWS = 1 << 5,
+	CF_UDP = 1 << 6, CF_TOP_PORTS = 1 << 7, CF_UNTRACKED = 1 << 8,
+	CF_APP_PRIO = 1 << 9, CF_IDLE_RESET = 1 << 10,
+};
+
+struct config {
+	unsigned int has;
+	uint64_t thresholds[SRFF_MAX_THRESHOLDS + 1];
+	unsigned int nthresholds;
+	uint32_t priorities[SRFF_MAX_BANDS + 1];
+	unsigned int npriorities;
+	uint16_t classid_major;
+	uint32_t idle_timeout_ms, gc_interval_ms, max_flows;
+	uint8_t udp_policy, app_priority;
+	uint16_t top_ports[SRFF_MAX_TOP_PORTS + 1];
+	unsigned int ntop_ports;
+	uint32_t untracked_priority, idle_reset_ms;
+};
+
+/* set KEY VALUE: returns 0, or -1 with a message in err. */
+int config_set_key(struct config *c, const char *key, const char *value,
+		   char *err, size_t errlen);
+int config_set_thresholds(struct config *c, char **args, int n,
+			  char *err, size_t errlen);
+/* Parse an apply file; errors name FILE:LINE. */
+int config_parse_file(FILE *f, const char *name, struct config *c,
+		      char *err, size_t errlen);
+
+/* ---- print.c ---- */
+enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };
+void print_init(bool json, bool pretty, FILE *out);
+void print_finish(void);
+bool is_json(void);
+void open_json_object(const char *key);
+void close_json_object(void);
+void open_json_array(enum output_type t, const char *key);
+void close_json_array(enum output_type t, const char *end);
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t v);
+void print_string(enum output_type t, const char *key, const char *fmt, const char *v);
+void print_bool(enum output_type t, const char *key, const char *fmt, bool v);
+void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
+void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void json_escape(FILE *f, const char *s);
+
+/* ---- nl.c ---- */
+struct nl_msg;
+struct nlattr;
+int srff_nl_open(void);
+void srff_nl_close(void);
+struct nl_msg *srff_msg(uint8_t cmd, int flags);
+/* Send msg (consumed), call cb on each reply; returns an exit code. */
+int srff_request(struct nl_msg *msg, int (*cb)(struct nlattr **tb, void *arg),
+		 void *arg);
+int srff_dump(uint8_t cmd, int (*cb)(struct nlattr **tb, void *arg),
+	      void (*reset)(void *arg), void *arg);
+int srff_get_config(struct config *c);
+
+/* ---- commands ---- */
+int cmd_show(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_set_thresholds(int argc, char **argv);
+int cmd_save(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
+int cmd_flush(int argc, char **argv);
+
+extern const char *prog;
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
