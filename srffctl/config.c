@@ -15,7 +15,16 @@
 static void put_list(struct nl_msg *msg, int type, const void *v, size_t size,
 		     unsigned int n)
 {
-	struct nlattr *nest = nla_nest_start(msg, type | NLA_F_NESTED);
+	struct nlattr *nest;
+
+	/* An empty list (top-ports none) is an empty nest, which means
+	 * "clear". nla_nest_end() would trim it away, so put it by hand.
+	 */
+	if (!n) {
+		nla_put(msg, type | NLA_F_NESTED, 0, NULL);
+		return;
+	}
+	nest = nla_nest_start(msg, type | NLA_F_NESTED);
 
 	for (unsigned int i = 0; i < n; i++) {
 		if (size == 8)

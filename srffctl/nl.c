@@ -177,13 +177,17 @@ static int run(struct nl_msg *msg, struct req *r)
 	r->err = 1;
 	ret = nl_send_auto(sk, msg);
 	nlmsg_free(msg);
-	while (ret >= 0 && r->err > 0)
+	while (ret >= 0 && r->err > 0) {
 		ret = nl_recvmsgs(sk, cb);
-	nl_cb_put(cb);
-	if (ret == -NLE_DUMP_INTR) {
-		r->intr = true;
-		return 0;
+		/* An inconsistent dump is read to its end all the same: a
+		 * retry must not meet the rest of this one in the socket.
+		 */
+		if (ret == -NLE_DUMP_INTR) {
+			r->intr = true;
+			ret = 0;
+		}
 	}
+	nl_cb_put(cb);
 	if (ret < 0 && r->err > 0) {
 		fprintf(stderr, "%s: netlink: %s\n", prog, nl_geterror(ret));
 		return -EIO;
