@@ -106,8 +106,10 @@ wait_for() {
 
 # Two namespaces joined by veth, sender SND (egress shaped) and receiver RCV.
 #   SND: veth0 10.77.0.1/24 fd77::1/64  <---->  RCV: veth1 10.77.0.2/24 fd77::2/64
-# Neighbours are static and IPv6 autoconfiguration/MLD are off, so no
-# packet leaves veth0 that the test did not send.
+# Neighbours are static and IPv6 autoconfiguration is off. With
+# PAIR_IPV4_ONLY=1 IPv6 is disabled too (its MLD reports at link-up would
+# be flows of their own), so no packet leaves veth0 that the test did not
+# send.
 SND_IP4=10.77.0.1
 RCV_IP4=10.77.0.2
 SND_IP6=fd77::1
@@ -123,20 +125,28 @@ setup_pair() {
 			net.ipv6.conf.all.force_mld_version=2 \
 			net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 \
 			net.ipv6.conf.default.addr_gen_mode=1
+		if [ "${PAIR_IPV4_ONLY:-0}" = 1 ]; then
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+				net.ipv6.conf.default.disable_ipv6=1
+		fi
 	done
 	ip link add veth0 netns "$SND" type veth peer name veth1 netns "$RCV" ||
 		fail "veth"
 	ip -n "$SND" addr add $SND_IP4/24 dev veth0
 	ip -n "$RCV" addr add $RCV_IP4/24 dev veth1
-	ip -n "$SND" addr add $SND_IP6/64 dev veth0 nodad
-	ip -n "$RCV" addr add $RCV_IP6/64 dev veth1 nodad
+	if [ "${PAIR_IPV4_ONLY:-0}" != 1 ]; then
+		ip -n "$SND" addr add $SND_IP6/64 dev veth0 nodad
+		ip -n "$RCV" addr add $RCV_IP6/64 dev veth1 nodad
+	fi
 	local mac0 mac1
 	mac0=$(ip -n "$SND" -j link show veth0 | jq -r '.[0].address')
 	mac1=$(ip -n "$RCV" -j link show veth1 | jq -r '.[0].address')
 	ip -n "$SND" neigh add $RCV_IP4 lladdr "$mac1" dev veth0 nud permanent
 	ip -n "$RCV" neigh add $SND_IP4 lladdr "$mac0" dev veth1 nud permanent
-	ip -n "$SND" neigh add $RCV_IP6 lladdr "$mac1" dev veth0 nud permanent
-	ip -n "$RCV" neigh add $SND_IP6 lladdr "$mac0" dev veth1 nud permanent
+	if [ "${PAIR_IPV4_ONLY:-0}" != 1 ]; then
+		ip -n "$SND" neigh add $RCV_IP6 lladdr "$mac1" dev veth0 nud permanent
+		ip -n "$RCV" neigh add $SND_IP6 lladdr "$mac0" dev veth1 nud permanent
+	fi
 	ip -n "$SND" link set veth0 up
 	ip -n "$RCV" link set veth1 up
 }

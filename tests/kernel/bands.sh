@@ -35,6 +35,7 @@ shaped_prio "$SND" veth0 20mbit $BANDS
 if [ "$fam" = 4 ]; then dst=$RCV_IP4; else dst=$RCV_IP6; fi
 
 tcpdump_start "$SND" veth0 "$out/cap.pcap"
+stats0=$(srffctl -j stats) || fail "srffctl stats"
 case $proto in
 tcp)
 	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 &
@@ -57,7 +58,7 @@ esac
 wait_for 20 sh -c "tc -n $SND -j -s qdisc show dev veth0 | jq -e '.[] | select(.kind==\"tbf\") | .qlen == 0' >/dev/null"
 tcpdump_stop
 
-sim=$($PY "$TOOLS/pcap_bands.py" "$out/cap.pcap" --src $SND_IP4,$SND_IP6 --thresholds $TH $SIMARGS) || fail "pcap_bands"
+sim=$($PY "$TOOLS/pcap_bands.py" "$out/cap.pcap" --src-mac $(ip -n "$SND" -j link show veth0 | jq -r '.[0].address') --thresholds $TH $SIMARGS) || fail "pcap_bands"
 log "predicted from capture: $sim"
 got=$(class_counters "$SND" veth0)
 log "tc -s class: $(echo $got)"
@@ -73,11 +74,13 @@ for b in $(seq 0 $last); do
 	[ $b != 0 ] && [ $b != $last ] || check "band $b carried traffic" test "$want_p" -gt 0
 done
 
-# srff's own statistics: per band, L3 bytes of what it marked.
+# srff's own statistics: per band, L3 bytes of what it marked since the
+# capture started.
 stats=$(srffctl -j stats) || fail "srffctl stats"
 for b in $(seq 0 $last); do
 	want=$(echo "$sim" | jq ".srff[\"$b\"].l3_bytes")
-	got_b=$(echo "$stats" | jq ".bands[] | select(.band == $b) | .bytes")
+	got_b=$(( $(echo "$stats" | jq ".bands[] | select(.band == $b) | .bytes") -
+		  $(echo "$stats0" | jq ".bands[] | select(.band == $b) | .bytes") ))
 	check "srff band $b stats: $got_b L3 bytes, capture says $want" test "$got_b" = "$want"
 done
 

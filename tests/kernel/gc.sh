@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # gc.sh idle|fin: garbage collection.
-#  idle: idle_timeout 1 s, GC every 250 ms. A flow that stops sending is
+#  idle: idle_timeout 3 s, GC every 250 ms. A flow that stops sending is
 #        freed (gc_freed rises, it leaves the dump) while one that keeps
 #        sending every 100 ms stays, with its byte count intact.
 #  fin:  idle_timeout 10 min. A TCP connection that closed (FIN) is
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 mode=${1:?idle|fin}
-setup_pair
+PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 
 flow_ports() {	# the destination ports of tracked flows, sorted
@@ -19,12 +19,12 @@ flow_ports() {	# the destination ports of tracked flows, sorted
 
 case $mode in
 idle)
-	srff_load idle_timeout_ms=1000 gc_interval_ms=250
-	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6001 1 100
+	srff_load idle_timeout_ms=3000 gc_interval_ms=250
 	ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6002 600 100 --interval 0.1 &
 	BG_PIDS+=($!)
-	wait_for 10 sh -c "ip netns exec $SND $SRFFCTL -j flows | jq -e 'length >= 2' >/dev/null" ||
-		fail "both flows tracked"
+	wait_for 20 sh -c "ip netns exec $SND $SRFFCTL -j flows | jq -e 'length >= 1' >/dev/null" ||
+		fail "busy flow tracked"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6001 1 100
 	check "both flows tracked: $(flow_ports)" test "$(flow_ports)" = "6001 6002 "
 	wait_for 15 sh -c "ip netns exec $SND $SRFFCTL -j stats | jq -e '.gc_freed >= 1' >/dev/null" ||
 		fail "idle flow not collected within 15 s"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 srff_load max_flows=64 idle_timeout_ms=600000 untracked_priority=1
-setup_pair
+PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 shaped_prio "$SND" veth0 100mbit
 run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-flows $RCV_IP4 500 || fail "udp-flows"

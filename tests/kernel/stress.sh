@@ -61,8 +61,8 @@ traffic() {
 	local secs=$1
 	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 7001 & BG_PIDS+=($!)
 	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :7001' | grep -q ." || fail "sink"
-	ip netns exec "$SND" timeout "$secs" ping -q -f -s 14720 10.78.2.2 > "$OUT/ping4" 2>&1 & BG_PIDS+=($!)
-	ip netns exec "$SND" timeout "$secs" ping -q -6 -f -s 14720 fd78:2::2 > "$OUT/ping6" 2>&1 & BG_PIDS+=($!)
+	ip netns exec "$SND" ping -q -f -w "$secs" -s 14720 10.78.2.2 > "$OUT/ping4" 2>&1 & BG_PIDS+=($!)
+	ip netns exec "$SND" ping -q -6 -f -w "$secs" -s 14720 fd78:2::2 > "$OUT/ping6" 2>&1 & BG_PIDS+=($!)
 	ip netns exec "$SND" timeout "$secs" $PY "$TOOLS/traffic.py" udp-send 10.78.2.2 7002 1000000 30000 --interval 0.01 & BG_PIDS+=($!)
 	ip netns exec "$SND" timeout "$secs" $PY "$TOOLS/traffic.py" udp-send fd78:2::2 7003 1000000 30000 --interval 0.01 & BG_PIDS+=($!)
 	ip netns exec "$SND" timeout "$secs" $PY "$TOOLS/traffic.py" tcp-send 10.78.2.2 7001 10000000000 & BG_PIDS+=($!)

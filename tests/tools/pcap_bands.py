@@ -13,12 +13,12 @@ With TSO on, veth hands GSO super-packets to its peer whole, so the capture
 holds exactly the skbs the hook saw. tc counts a GSO skb as gso_segs
 packets of qdisc_pkt_len() bytes (each segment's headers counted again);
 gso_size is the peer's MSS option less the TCP options of data segments.
-Only packets from --src addresses (the sender) are counted; the others are
+Only frames from --src-mac (the sender's egress) are counted; the others are
 read for the MSS. Prints JSON: per prio band {pkts, bytes} as tc counts
 them, per srff band {skbs, l3_bytes}, per flow {bytes, pkts, first_len,
 first_data_len, first_data_band}.
 
-  pcap_bands.py FILE --src ADDR[,ADDR] --thresholds 1500,5000
+  pcap_bands.py FILE --src-mac MAC --thresholds 1500,5000
                 [--priorities 6,0,2 | --classid-major 16] [--bands 3]
 """
 import argparse
@@ -51,7 +51,7 @@ def main():
     p.add_argument("--priorities", default="6,0,2")
     p.add_argument("--classid-major", type=lambda s: int(s, 0), default=0)
     p.add_argument("--bands", type=int, default=3, help="prio qdisc bands")
-    p.add_argument("--src", required=True, help="sender addresses")
+    p.add_argument("--src-mac", required=True, help="the sender's MAC address")
     a = p.parse_args()
     th = [int(x) for x in a.thresholds.split(",")]
     prios = [int(x) for x in a.priorities.split(",")]
@@ -62,7 +62,7 @@ def main():
         b = PRIOMAP[prio & 15]
         return b if b < a.bands else a.bands - 1
 
-    srcs = set(a.src.split(","))
+    src_mac = bytes.fromhex(a.src_mac.replace(":", ""))
     sent = {}
     flows = {}
     mss = {}  # flow key (as the sender sees it) -> peer's MSS option
@@ -71,13 +71,14 @@ def main():
     with open(a.pcap, "rb") as f:
         for _ts, buf in dpkt.pcap.Reader(f):
             eth = dpkt.ethernet.Ethernet(buf)
+            egress = eth.src == src_mac
             ip = eth.data
             segs, tc_bytes = 1, len(buf)
             if isinstance(ip, (dpkt.ip.IP, dpkt.ip6.IP6)):
                 v6 = isinstance(ip, dpkt.ip6.IP6)
                 k = key_of(ip, v6)
                 tcp = ip.data if isinstance(ip.data, dpkt.tcp.TCP) else None
-                if k[0] not in srcs:
+                if not egress:
                     if tcp and tcp.flags & dpkt.tcp.TH_SYN:
                         for o, v in dpkt.tcp.parse_opts(tcp.opts):
                             if o == dpkt.tcp.TCP_OPT_MSS:
@@ -104,8 +105,10 @@ def main():
                     segs = -(-len(tcp.data) // gso_size)
                     hdr = 14 + (len(buf) - 14 - len(ip.data)) + tcp.off * 4
                     tc_bytes = len(buf) + (segs - 1) * hdr
-            else:
+            elif egress:
                 prio = 0
+            else:
+                continue
             qb = qdisc_band(prio)
             bands[qb]["pkts"] += segs
             bands[qb]["bytes"] += tc_bytes
