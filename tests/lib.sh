@@ -154,8 +154,10 @@ setup_pair() {
 # shaped_prio NS DEV RATE [BANDS]: tbf at the root, prio 10: under it.
 shaped_prio() {
 	local ns=$1 dev=$2 rate=$3 bands=${4:-3}
+	# burst above the largest GSO skb: tbf would otherwise split super-
+	# packets (tbf_segment) and the wire would no longer show what srff saw.
 	tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" \
-		burst 32k latency 400ms || fail "tbf"
+		burst 128k latency 400ms || fail "tbf"
 	tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: prio \
 		bands "$bands" || fail "prio"
 }
@@ -189,6 +191,7 @@ tcpdump_start() {
 	ip netns exec "$ns" tcpdump -i "$dev" -U -n -s 0 -w "$file" \
 		2>"$file.log" &
 	TCPDUMP_PID=$!
+	TCPDUMP_FILE=$file
 	BG_PIDS+=("$TCPDUMP_PID")
 	wait_for 20 grep -q "listening on" "$file.log" ||
 		fail "tcpdump did not start"
@@ -197,4 +200,5 @@ tcpdump_start() {
 tcpdump_stop() {
 	kill -INT "$TCPDUMP_PID" 2>/dev/null
 	wait "$TCPDUMP_PID" 2>/dev/null
+	log "tcpdump: $(grep -E 'captured|received|dropped' "$TCPDUMP_FILE.log" | tr '\n' ' ')"
 }

@@ -35,6 +35,8 @@ shaped_prio "$SND" veth0 20mbit $BANDS
 if [ "$fam" = 4 ]; then dst=$RCV_IP4; else dst=$RCV_IP6; fi
 
 tcpdump_start "$SND" veth0 "$out/cap.pcap"
+# Counters from here on: the capture's window.
+tc0=$(class_counters "$SND" veth0)
 stats0=$(srffctl -j stats) || fail "srffctl stats"
 case $proto in
 tcp)
@@ -55,13 +57,14 @@ udp)
 	;;
 esac
 # The capture is written with -U; the qdisc is empty once tbf let it all go.
-wait_for 20 sh -c "tc -n $SND -j -s qdisc show dev veth0 | jq -e '.[] | select(.kind==\"tbf\") | .qlen == 0' >/dev/null"
+wait_for 20 sh -c "tc -n $SND -s qdisc show dev veth0 | grep -A2 '^qdisc tbf' | grep -q 'backlog 0b 0p'" ||
+	fail "qdisc did not drain"
 tcpdump_stop
 
 sim=$($PY "$TOOLS/pcap_bands.py" "$out/cap.pcap" --src-mac $(ip -n "$SND" -j link show veth0 | jq -r '.[0].address') --thresholds $TH $SIMARGS) || fail "pcap_bands"
 log "predicted from capture: $sim"
-got=$(class_counters "$SND" veth0)
-log "tc -s class: $(echo $got)"
+got=$(join <(echo "$tc0") <(class_counters "$SND" veth0) | awk '{ print $1, $4 - $2, $5 - $3 }')
+log "tc -s class, since the capture started: $(echo $got)"
 
 last=$((BANDS - 1))
 for b in $(seq 0 $last); do
