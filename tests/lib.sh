@@ -185,11 +185,15 @@ srffctl() { ip netns exec "${SRFF_NS:?}" "$SRFFCTL" "$@"; }
 # stat NAME: one number from `srffctl -j stats` in $SRFF_NS.
 stat() { srffctl -j stats | jq -r ".$1"; }
 
-# tcpdump_start NS DEV FILE: capture until tcpdump_stop, ready on return.
+# tcpdump_start NS DEV FILE PEER_NS PEER_DEV: capture on DEV (a veth whose
+# peer is PEER_DEV in PEER_NS) until tcpdump_stop, ready on return.
+# --immediate-mode hands each frame to tcpdump at once (not when a ring block
+# times out) and -U writes it at once.
 tcpdump_start() {
 	local ns=$1 dev=$2 file=$3
-	ip netns exec "$ns" tcpdump -i "$dev" -U -n -s 0 -w "$file" \
-		2>"$file.log" &
+	TCPDUMP_PEER_NS=$4 TCPDUMP_PEER_DEV=$5
+	ip netns exec "$ns" tcpdump -i "$dev" --immediate-mode -U -n -s 0 \
+		-w "$file" 2>"$file.log" &
 	TCPDUMP_PID=$!
 	TCPDUMP_FILE=$file
 	BG_PIDS+=("$TCPDUMP_PID")
@@ -197,7 +201,18 @@ tcpdump_start() {
 		fail "tcpdump did not start"
 }
 
+# tcpdump_stop: everything the device carried so far is in the file on
+# return. SIGINT alone would drop the frames tcpdump has not read yet; so a
+# sentinel frame comes in from the peer after them (tests/tools/traffic.py),
+# and tcpdump stops once it has written it.
+tcpdump_has_sentinel() {
+	tcpdump -r "$TCPDUMP_FILE" -nn -c 1 'ether proto 0x88b5' 2>/dev/null | grep -q .
+}
+
 tcpdump_stop() {
+	ip netns exec "$TCPDUMP_PEER_NS" $PY "$TOOLS/traffic.py" sentinel "$TCPDUMP_PEER_DEV" stop ||
+		fail "sending the capture sentinel"
+	wait_for 20 tcpdump_has_sentinel || fail "the capture sentinel never reached $TCPDUMP_FILE"
 	kill -INT "$TCPDUMP_PID" 2>/dev/null
 	wait "$TCPDUMP_PID" 2>/dev/null
 	log "tcpdump: $(grep -E 'captured|received|dropped' "$TCPDUMP_FILE.log" | tr '\n' ' ')"

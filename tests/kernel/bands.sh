@@ -34,7 +34,7 @@ SRFF_NS=$SND
 shaped_prio "$SND" veth0 20mbit $BANDS
 if [ "$fam" = 4 ]; then dst=$RCV_IP4; else dst=$RCV_IP6; fi
 
-tcpdump_start "$SND" veth0 "$out/cap.pcap"
+tcpdump_start "$SND" veth0 "$out/cap.pcap" "$RCV" veth1
 # Counters from here on: the capture's window.
 tc0=$(class_counters "$SND" veth0)
 stats0=$(srffctl -j stats) || fail "srffctl stats"

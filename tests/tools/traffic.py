@@ -12,6 +12,8 @@
   traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
   traffic.py udp-flows HOST COUNT [--base-port B]
                                             one datagram to each of COUNT ports
+  traffic.py sentinel DEV TAG               one raw frame out of DEV, for the
+                                            capture on DEV's veth peer (below)
 Every sender exits non-zero if a send fails.
 """
 import argparse
@@ -80,6 +82,29 @@ def udp_flows(a):
         s.sendto(b"f", (a.host, a.base_port + i))
 
 
+# A capture is complete up to a point once a frame sent after that point is in
+# it. The sentinel is an Ethernet frame of the local experimental EtherType
+# 0x88B5 from a made-up MAC, sent by the capturing device's veth *peer* with
+# PACKET_QDISC_BYPASS: it passes neither netfilter nor a qdisc, so neither
+# srff's nor tc's counters see it, it reaches the capture as an incoming
+# frame after everything the device sent or received before, and the tools
+# that read captures skip it as a foreign non-IP frame. (A frame sent with
+# the bypass is invisible to taps on its own device: hence the peer.)
+SENTINEL_TYPE = 0x88B5
+SENTINEL_SRC = bytes.fromhex("025e00000001")
+PACKET_QDISC_BYPASS = 20
+SOL_PACKET = 263
+
+
+def sentinel(a):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, 1)
+    s.bind((a.dev, 0))
+    payload = b"srff-sentinel " + a.tag.encode()
+    frame = b"\xff" * 6 + SENTINEL_SRC + SENTINEL_TYPE.to_bytes(2, "big") + payload
+    s.send(frame + b"\0" * max(0, 60 - len(frame)))
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -93,9 +118,11 @@ def main():
     q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
     q = sub.add_parser("udp-flows"); q.add_argument("host"); q.add_argument("count", type=int)
     q.add_argument("--base-port", type=int, default=20000)
+    q = sub.add_parser("sentinel"); q.add_argument("dev"); q.add_argument("tag")
     a = p.parse_args()
     {"tcp-sink": tcp_sink, "tcp-send": tcp_send, "tcp-responses": tcp_responses,
-     "udp-send": udp_send, "udp-flows": udp_flows}[a.cmd](a)
+     "udp-send": udp_send, "udp-flows": udp_flows,
+     "sentinel": sentinel}[a.cmd](a)
 
 
 if __name__ == "__main__":
