@@ -2,151 +2,80 @@
 /*
  * show, set, set-thresholds, save, apply. A change is always one
  * SET_CONFIG request carrying only what was given: the kernel checks the
- * result whole and swaps it in atomically, or changes nothing.
+ * result whole and swaps it in atomically, or changes nothing. Parsing and
+ * printing of settings live in settings.c.
  */
+#include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
 #include "srffctl.h"
 
-static void put_list(struct nl_msg *msg, int type, const void *v, size_t size,
-		     unsigned int n)
+/* A list as a nest of SRFF_A_ITEM; 0, or -1 if the message is full. */
+static int put_list(struct nl_msg *msg, int type, const void *v, size_t size,
+		    unsigned int n)
 {
 	struct nlattr *nest;
+	int err = 0;
 
 	/* An empty list (top-ports none) is an empty nest, which means
 	 * "clear". nla_nest_end() would trim it away, so put it by hand.
 	 */
-	if (!n) {
-		nla_put(msg, type | NLA_F_NESTED, 0, NULL);
-		return;
-	}
+	if (!n)
+		return nla_put(msg, type | NLA_F_NESTED, 0, NULL) ? -1 : 0;
 	nest = nla_nest_start(msg, type | NLA_F_NESTED);
-
-	for (unsigned int i = 0; i < n; i++) {
+	if (!nest)
+		return -1;
+	for (unsigned int i = 0; i < n && !err; i++) {
 		if (size == 8)
-			nla_put_u64(msg, SRFF_A_ITEM, ((const uint64_t *)v)[i]);
+			err = nla_put_u64(msg, SRFF_A_ITEM, ((const uint64_t *)v)[i]);
 		else if (size == 4)
-			nla_put_u32(msg, SRFF_A_ITEM, ((const uint32_t *)v)[i]);
+			err = nla_put_u32(msg, SRFF_A_ITEM, ((const uint32_t *)v)[i]);
 		else
-			nla_put_u16(msg, SRFF_A_ITEM, ((const uint16_t *)v)[i]);
+			err = nla_put_u16(msg, SRFF_A_ITEM, ((const uint16_t *)v)[i]);
 	}
 	nla_nest_end(msg, nest);
+	return err ? -1 : 0;
 }
 
+/* One SET_CONFIG with exactly the attributes the user gave. */
 static int send_config(const struct config *c)
 {
 	struct nl_msg *msg = srff_msg(SRFF_CMD_SET_CONFIG, 0);
+	int err = 0;
 
 	if (!msg)
 		return srff_request(NULL, NULL, NULL);
 	if (c->has & CF_THRESHOLDS)
-		put_list(msg, SRFF_A_THRESHOLDS, c->thresholds, 8, c->nthresholds);
+		err |= put_list(msg, SRFF_A_THRESHOLDS, c->thresholds, 8, c->nthresholds);
 	if (c->has & CF_PRIORITIES)
-		put_list(msg, SRFF_A_PRIORITIES, c->priorities, 4, c->npriorities);
-	if (c->has & CF_TOP_PORTS)
-		put_list(msg, SRFF_A_TOP_PORTS, c->top_ports, 2, c->ntop_ports);
+		err |= put_list(msg, SRFF_A_PRIORITIES, c->priorities, 4, c->npriorities);
 	if (c->has & CF_CLASSID)
-		nla_put_u16(msg, SRFF_A_CLASSID_MAJOR, c->classid_major);
+		err |= nla_put_u16(msg, SRFF_A_CLASSID_MAJOR, c->classid_major);
 	if (c->has & CF_IDLE_TIMEOUT)
-		nla_put_u32(msg, SRFF_A_IDLE_TIMEOUT_MS, c->idle_timeout_ms);
+		err |= nla_put_u32(msg, SRFF_A_IDLE_TIMEOUT_MS, c->idle_timeout_ms);
 	if (c->has & CF_GC_INTERVAL)
-		nla_put_u32(msg, SRFF_A_GC_INTERVAL_MS, c->gc_interval_ms);
+		err |= nla_put_u32(msg, SRFF_A_GC_INTERVAL_MS, c->gc_interval_ms);
 	if (c->has & CF_MAX_FLOWS)
-		nla_put_u32(msg, SRFF_A_MAX_FLOWS, c->max_flows);
+		err |= nla_put_u32(msg, SRFF_A_MAX_FLOWS, c->max_flows);
 	if (c->has & CF_UDP)
-		nla_put_u8(msg, SRFF_A_UDP_POLICY, c->udp_policy);
+		err |= nla_put_u8(msg, SRFF_A_UDP_POLICY, c->udp_policy);
+	if (c->has & CF_TOP_PORTS)
+		err |= put_list(msg, SRFF_A_TOP_PORTS, c->top_ports, 2, c->ntop_ports);
 	if (c->has & CF_UNTRACKED)
-		nla_put_u32(msg, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority);
+		err |= nla_put_u32(msg, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority);
 	if (c->has & CF_APP_PRIO)
-		nla_put_u8(msg, SRFF_A_APP_PRIORITY, c->app_priority);
+		err |= nla_put_u8(msg, SRFF_A_APP_PRIORITY, c->app_priority);
 	if (c->has & CF_IDLE_RESET)
-		nla_put_u32(msg, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms);
+		err |= nla_put_u32(msg, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms);
+	if (err) {
+		nlmsg_free(msg);
+		fprintf(stderr, "%s: the request does not fit in one message\n", prog);
+		return EXIT_ERROR;
+	}
 	return srff_request(msg, NULL, NULL);
-}
-
-static const char *prio_str(uint32_t p, char *buf, size_t len)
-{
-	if (p >> 16)
-		snprintf(buf, len, "%x:%x", p >> 16, p & 0xffff);
-	else
-		snprintf(buf, len, "%u", p);
-	return buf;
-}
-
-/*
- * The configuration as KEY VALUE lines: `show` with units for people,
- * `save` (exact) for `apply`. Both parse back with apply.
- */
-static void print_config(const struct config *c, bool exact)
-{
-	char b[64];
-	unsigned int i;
-
-	open_json_object(NULL);
-	print_text("thresholds");
-	open_json_array(PRINT_JSON, "thresholds");
-	for (i = 0; i < c->nthresholds; i++) {
-		print_uint(PRINT_JSON, NULL, NULL, c->thresholds[i]);
-		print_string(PRINT_FP, NULL, " %s", exact ?
-			     (snprintf(b, sizeof(b), "%" PRIu64, c->thresholds[i]), b) :
-			     fmt_size(c->thresholds[i], b, sizeof(b)));
-	}
-	close_json_array(PRINT_JSON, NULL);
-	print_text("\n");
-
-	print_text("priorities");
-	open_json_array(PRINT_JSON, "priorities");
-	for (i = 0; i < c->npriorities; i++) {
-		print_uint(PRINT_JSON, NULL, NULL, c->priorities[i]);
-		print_string(PRINT_FP, NULL, i ? ",%s" : " %s", prio_str(c->priorities[i], b, sizeof(b)));
-	}
-	close_json_array(PRINT_JSON, NULL);
-	print_text("\n");
-
-	print_uint(PRINT_JSON, "classid_major", NULL, c->classid_major);
-	if (c->classid_major)
-		print_uint(PRINT_FP, NULL, "classid %" PRIx64 ":\n", c->classid_major);
-	else
-		print_text("classid none\n");
-
-	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
-	print_string(PRINT_FP, NULL, "idle-timeout %s\n", exact ?
-		     (snprintf(b, sizeof(b), "%ums", c->idle_timeout_ms), b) :
-		     fmt_duration(c->idle_timeout_ms, b, sizeof(b)));
-	print_uint(PRINT_JSON, "gc_interval_ms", NULL, c->gc_interval_ms);
-	print_string(PRINT_FP, NULL, "gc-interval %s\n", exact ?
-		     (snprintf(b, sizeof(b), "%ums", c->gc_interval_ms), b) :
-		     fmt_duration(c->gc_interval_ms, b, sizeof(b)));
-	print_uint(PRINT_ANY, "max_flows", "max-flows %" PRIu64 "\n", c->max_flows);
-	print_string(PRINT_ANY, "udp_policy", "udp %s\n",
-		     c->udp_policy <= SRFF_UDP_MAX ? udp_policy_names[c->udp_policy] : "?");
-
-	print_text("top-ports");
-	open_json_array(PRINT_JSON, "top_ports");
-	if (!c->ntop_ports)
-		print_text(" none");
-	for (i = 0; i < c->ntop_ports; i++)
-		print_uint(PRINT_ANY, NULL, i ? ",%" PRIu64 : " %" PRIu64, c->top_ports[i]);
-	close_json_array(PRINT_JSON, NULL);
-	print_text("\n");
-
-	print_uint(PRINT_JSON, "untracked_priority", NULL, c->untracked_priority);
-	print_string(PRINT_FP, NULL, "untracked-priority %s\n",
-		     prio_str(c->untracked_priority, b, sizeof(b)));
-	print_string(PRINT_ANY, "app_priority", "app-priority %s\n",
-		     c->app_priority <= SRFF_APP_PRIO_MAX ? app_prio_names[c->app_priority] : "?");
-	print_uint(PRINT_JSON, "idle_reset_ms", NULL, c->idle_reset_ms);
-	if (c->idle_reset_ms)
-		print_string(PRINT_FP, NULL, "idle-reset %s\n", exact ?
-			     (snprintf(b, sizeof(b), "%ums", c->idle_reset_ms), b) :
-			     fmt_duration(c->idle_reset_ms, b, sizeof(b)));
-	else
-		print_text("idle-reset off\n");
-	close_json_object();
 }
 
 int cmd_show(int argc, char **argv)
@@ -159,7 +88,7 @@ int cmd_show(int argc, char **argv)
 		usage_error("show takes no arguments");
 	err = srff_get_config(&c);
 	if (!err)
-		print_config(&c, false);
+		config_print(&c, false);
 	return err;
 }
 
@@ -174,10 +103,8 @@ int cmd_save(int argc, char **argv)
 	if (is_json())
 		usage_error("save writes an apply file; use 'show -j' for JSON");
 	err = srff_get_config(&c);
-	if (!err) {
-		print_text("# srff configuration, for 'srffctl apply'\n");
-		print_config(&c, true);
-	}
+	if (!err)
+		config_print(&c, true);	/* exactly what apply reads back */
 	return err;
 }
 
@@ -195,22 +122,35 @@ int cmd_set(int argc, char **argv)
 	return send_config(&c);
 }
 
+/*
+ * set-thresholds T1 [T2 ...] [KEY VALUE ...]: the sizes, then settings
+ * that must change with them in the same atomic request, usually
+ * "priorities P0,P1,..." (one per band) or "classid MAJOR:".
+ */
 int cmd_set_thresholds(int argc, char **argv)
 {
 	struct config c = { 0 };
 	char err[256];
-	int n = argc - 1;
+	int n = 1;
 
-	/* set-thresholds T... [priorities P,P,... | classid MAJOR:]: a new
-	 * number of bands needs its priorities in the same atomic request.
-	 */
-	if (n >= 2 && (!strcmp(argv[argc - 2], "priorities") || !strcmp(argv[argc - 2], "classid"))) {
-		if (config_set_key(&c, argv[argc - 2], argv[argc - 1], err, sizeof(err)))
-			usage_error("%s", err);
-		n -= 2;
+	while (n < argc && (isdigit((unsigned char)argv[n][0]) || argv[n][0] == '.'))
+		n++;
+	if (n == 1)
+		usage_error("set-thresholds needs sizes: T1 [T2 ...] [priorities P0,P1,...]");
+	for (int i = n; i < argc; i += 2) {
+		if (name_index(config_keys, argv[i]) < 0)
+			usage_error("set-thresholds: '%s' is neither a size nor a setting", argv[i]);
+		if (i + 1 == argc)
+			usage_error("set-thresholds: '%s' needs a value", argv[i]);
 	}
-	if (config_set_thresholds(&c, argv + 1, n, err, sizeof(err)))
+	if (config_set_thresholds(&c, argv + 1, n - 1, err, sizeof(err)))
 		usage_error("%s", err);
+	for (int i = n; i < argc; i += 2) {
+		if (!strcmp(argv[i], "thresholds"))
+			usage_error("set-thresholds: thresholds given twice");
+		if (config_set_key(&c, argv[i], argv[i + 1], err, sizeof(err)))
+			usage_error("%s", err);
+	}
 	return send_config(&c);
 }
 

@@ -5,7 +5,6 @@
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,14 +25,32 @@ struct flows {
 	size_t n, cap;
 };
 
+static struct nla_policy flow_policy[SRFF_FLOW_A_MAX + 1] = {
+	[SRFF_FLOW_A_FAMILY] = { .type = NLA_U8 },
+	[SRFF_FLOW_A_PROTO] = { .type = NLA_U8 },
+	[SRFF_FLOW_A_SADDR] = { .minlen = 4, .maxlen = 16 },
+	[SRFF_FLOW_A_DADDR] = { .minlen = 4, .maxlen = 16 },
+	[SRFF_FLOW_A_SPORT] = { .type = NLA_U16 },
+	[SRFF_FLOW_A_DPORT] = { .type = NLA_U16 },
+	[SRFF_FLOW_A_BYTES] = { .type = NLA_U64 },
+	[SRFF_FLOW_A_BAND] = { .type = NLA_U8 },
+	[SRFF_FLOW_A_AGE_MS] = { .type = NLA_U64 },
+	[SRFF_FLOW_A_IDLE_MS] = { .type = NLA_U64 },
+	[SRFF_FLOW_A_FLAGS] = { .type = NLA_U32 },
+};
+
 static int flow_cb(struct nlattr **tb, void *arg)
 {
 	struct flows *fs = arg;
 	struct nlattr *a[SRFF_FLOW_A_MAX + 1];
 	struct flow *f;
 
-	if (!tb[SRFF_A_FLOW] || nla_parse_nested(a, SRFF_FLOW_A_MAX, tb[SRFF_A_FLOW], NULL))
-		return 0;
+	if (!tb[SRFF_A_FLOW] ||
+	    nla_parse_nested(a, SRFF_FLOW_A_MAX, tb[SRFF_A_FLOW], flow_policy) ||
+	    !a[SRFF_FLOW_A_FAMILY]) {
+		fprintf(stderr, "%s: malformed flow in the kernel's dump\n", prog);
+		return EXIT_ERROR;
+	}
 	if (fs->n == fs->cap) {
 		size_t cap = fs->cap ? fs->cap * 2 : 1024;
 		struct flow *v = realloc(fs->v, cap * sizeof(*v));
@@ -72,34 +89,16 @@ static void flows_reset(void *arg)
 	((struct flows *)arg)->n = 0;
 }
 
-static const char *proto_name(uint8_t p, char *buf, size_t len)
+/* The names docs/interfaces.md gives in JSON; other protocols are numbers. */
+static const char *proto_json_name(uint8_t p)
 {
 	switch (p) {
 	case IPPROTO_TCP: return "tcp";
 	case IPPROTO_UDP: return "udp";
-	case IPPROTO_UDPLITE: return "udplite";
 	case IPPROTO_ICMP: return "icmp";
 	case IPPROTO_ICMPV6: return "ipv6-icmp";
 	}
-	snprintf(buf, len, "%u", p);
-	return buf;
-}
-
-static int parse_proto(const char *s)
-{
-	static const struct { const char *name; int proto; } names[] = {
-		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
-		{ "udplite", IPPROTO_UDPLITE }, { "icmp", IPPROTO_ICMP },
-		{ "ipv6-icmp", IPPROTO_ICMPV6 }, { "icmpv6", IPPROTO_ICMPV6 },
-	};
-	uint32_t v;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name))
-			return names[i].proto;
-	if (parse_u32(s, &v) || v > 255)
-		return -1;
-	return v;
+	return NULL;
 }
 
 static enum { SORT_NONE, SORT_BYTES, SORT_IDLE, SORT_AGE } sort_key;
@@ -141,7 +140,7 @@ int cmd_flows(int argc, char **argv)
 		} else if (!strcmp(k, "proto")) {
 			proto = parse_proto(v);
 			if (proto < 0)
-				usage_error("flows: '%s' is not a protocol (tcp, udp, icmp, or a number)", v);
+				usage_error("flows: '%s' is not a protocol (tcp, udp, icmp, ipv6-icmp, or a number)", v);
 		} else if (!strcmp(k, "family")) {
 			if (!strcmp(v, "4") || !strcmp(v, "inet")) family = AF_INET;
 			else if (!strcmp(v, "6") || !strcmp(v, "inet6")) family = AF_INET6;
@@ -178,7 +177,8 @@ int cmd_flows(int argc, char **argv)
 	for (size_t i = 0; i < fs.n; i++) {
 		const struct flow *f = &fs.v[i];
 		size_t alen = f->family == AF_INET ? 4 : 16;
-		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[8], ep[64];
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], ep[64];
+		const char *pname = proto_json_name(f->proto);
 
 		if (proto >= 0 && f->proto != proto)
 			continue;
@@ -192,11 +192,19 @@ int cmd_flows(int argc, char **argv)
 		if (limit && shown == limit)
 			break;
 		shown++;
-		inet_ntop(f->family, f->saddr, s, sizeof(s));
-		inet_ntop(f->family, f->daddr, d, sizeof(d));
+		if (!inet_ntop(f->family, f->saddr, s, sizeof(s)))
+			strcpy(s, "?");
+		if (!inet_ntop(f->family, f->daddr, d, sizeof(d)))
+			strcpy(d, "?");
 		open_json_object(NULL);
 		print_string(PRINT_JSON, "family", NULL, f->family == AF_INET ? "inet" : "inet6");
-		print_string(PRINT_ANY, "proto", "%-9s", proto_name(f->proto, pb, sizeof(pb)));
+		if (pname)
+			print_string(PRINT_ANY, "proto", "%-9s", pname);
+		else if (f->proto == IPPROTO_UDPLITE) {
+			print_uint(PRINT_JSON, "proto", NULL, f->proto);
+			print_text("%-9s", "udplite");
+		} else
+			print_uint(PRINT_ANY, "proto", "%-9" PRIu64, f->proto);
 		if (f->proto == IPPROTO_TCP || f->proto == IPPROTO_UDP || f->proto == IPPROTO_UDPLITE) {
 			snprintf(ep, sizeof(ep), f->family == AF_INET ? "%s:%u" : "[%s]:%u", s, f->sport);
 			print_string(PRINT_FP, NULL, " %-22s", ep);

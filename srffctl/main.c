@@ -20,7 +20,7 @@ static const struct {
 	{ "stats", cmd_stats, "show counters, per band and per event" },
 	{ "flows", cmd_flows, "list tracked flows [sort bytes|idle|age] [proto P] [family 4|6] [addr A] [port N] [limit N]" },
 	{ "flush", cmd_flush, "forget every tracked flow" },
-	{ "set-thresholds", cmd_set_thresholds, "set the byte thresholds: T1 [T2 ...] [priorities P0,P1,...] (1500, 1.5k, 5M, 4Mi)" },
+	{ "set-thresholds", cmd_set_thresholds, "set the byte thresholds: T1 [T2 ...] [priorities P0,P1,... | classid MAJOR:]" },
 	{ "set", cmd_set, "change settings: KEY VALUE [KEY VALUE ...]" },
 	{ "save", cmd_save, "print the configuration as an apply file" },
 	{ "apply", cmd_apply, "apply a saved configuration: FILE or -" },
@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "\nset keys: thresholds T1,T2,... | priorities P0,P1,... | classid MAJOR:|none | idle-timeout DUR |\n"
 		   "  gc-interval DUR | max-flows N | udp track|top|ignore | top-ports P,P,...|none |\n"
 		   "  untracked-priority P | app-priority keep|override | idle-reset DUR|off\n"
-		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms). Options: -j JSON, -p pretty JSON.\n"
+		   "Sizes: 1500, 1.5k, 5M (k, M, G = 1000^n), 4Mi (Ki, Mi, Gi = 1024^n).\n"
+		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms). Options: -j JSON, -p pretty JSON, -V version.\n"
 		   "Exit: 0 ok, 1 rejected by the kernel, 2 usage, 3 not permitted, 4 srff not loaded.\n");
 }
 
@@ -57,17 +58,39 @@ int main(int argc, char **argv)
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+		const char *o = argv[i];
+
+		if (!strcmp(o, "--json") || !strcmp(o, "-json")) {
 			json = true;
-		else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty"))
+		} else if (!strcmp(o, "--pretty") || !strcmp(o, "-pretty")) {
 			pretty = true;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		} else if (!strcmp(o, "--help")) {
 			usage(stdout);
 			return EXIT_OK;
-		} else
-			usage_error("unknown option '%s'", argv[i]);
+		} else if (!strcmp(o, "--version")) {
+			printf("srffctl, for the srff generic netlink family version %d\n", SRFF_GENL_VERSION);
+			return EXIT_OK;
+		} else if (o[1] != '-') {
+			for (const char *c = o + 1; *c; c++) {	/* -j -p, or -jp */
+				if (*c == 'j')
+					json = true;
+				else if (*c == 'p')
+					pretty = true;
+				else if (*c == 'h') {
+					usage(stdout);
+					return EXIT_OK;
+				} else if (*c == 'V') {
+					printf("srffctl, for the srff generic netlink family version %d\n",
+					       SRFF_GENL_VERSION);
+					return EXIT_OK;
+				} else
+					usage_error("unknown option '%s'", o);
+			}
+		} else {
+			usage_error("unknown option '%s'", o);
+		}
 	}
-	if (pretty && !json)
+	if (pretty)
 		json = true;
 	if (i == argc)
 		usage_error("no command given");
@@ -79,9 +102,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		}
-		if (json && (commands[c].handler == cmd_set || commands[c].handler == cmd_set_thresholds ||
-			     commands[c].handler == cmd_apply || commands[c].handler == cmd_flush))
-			usage_error("-j is for commands that print (show, stats, flows)");
+		/* -j on a command that prints nothing is accepted and moot. */
 		print_init(json, pretty, stdout);
 		ret = commands[c].handler(argc - i, argv + i);
 		if (!ret)

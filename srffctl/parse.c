@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing and formatting of srffctl's values: sizes (1.5k, 5M, 4Mi),
- * durations (2500ms, 2.5s, 1m), lists, class ids, and the KEY VALUE
- * settings shared by `set` and apply files. No I/O, no netlink: unit-tested
- * natively by tests/test_parse.c. Semantic checks (ascending thresholds,
- * ranges) are the kernel's, so its message reaches the user.
+ * durations (2500ms, 2.5s, 1m), lists, class ids, protocols. No I/O, no
+ * netlink: unit-tested natively by tests/test_parse.c. Only the form is
+ * checked here; semantic checks (ascending thresholds, ranges) are the
+ * kernel's, so its message reaches the user.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include "srffctl.h"
 
@@ -172,53 +171,96 @@ int parse_classid(const char *s, uint16_t *major)
 	return 0;
 }
 
+/*
+ * Call fn on each element of "a,b,c". Empty elements ("6,,2", "6,") are
+ * malformed, not skipped. Returns 0, fn's non-zero value, or -2 when there
+ * are more than max.
+ */
+static int each_element(const char *s, unsigned int max, unsigned int *n,
+			int (*fn)(const char *elem, unsigned int i, void *arg),
+			void *arg)
+{
+	char elem[64];
+
+	*n = 0;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		int err;
+
+		if (!len || len >= sizeof(elem))
+			return -1;
+		if (*n == max)
+			return -2;
+		memcpy(elem, s, len);
+		elem[len] = '\0';
+		err = fn(elem, *n, arg);
+		if (err)
+			return err;
+		(*n)++;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+static int priority_elem(const char *elem, unsigned int i, void *arg)
+{
+	return parse_priority(elem, &((uint32_t *)arg)[i]);
+}
+
 int parse_list_priorities(const char *s, uint32_t *v, unsigned int max,
 			  unsigned int *n)
 {
-	char *copy = strdup(s), *tok, *save = NULL;
-	int err = 0;
+	return each_element(s, max, n, priority_elem, v);
+}
 
-	*n = 0;
-	if (!copy)
+static int port_elem(const char *elem, unsigned int i, void *arg)
+{
+	uint32_t p;
+
+	/* 0 is passed on: the kernel says why it is refused. */
+	if (parse_u32(elem, &p) || p > 65535)
 		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max || parse_priority(tok, &v[*n])) {
-			err = -1;
-			break;
-		}
-		(*n)++;
-	}
-	if (!*n)
-		err = -1;
-	free(copy);
-	return err;
+	((uint16_t *)arg)[i] = p;
+	return 0;
 }
 
 int parse_list_ports(const char *s, uint16_t *v, unsigned int max,
 		     unsigned int *n)
 {
-	char *copy, *tok, *save = NULL;
-	uint32_t p;
-	int err = 0;
-
-	*n = 0;
-	if (!strcmp(s, "none"))
+	if (!strcmp(s, "none")) {
+		*n = 0;
 		return 0;
-	copy = strdup(s);
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		/* 0 is passed on: the kernel says why it is refused. */
-		if (*n == max || parse_u32(tok, &p) || p > 65535) {
-			err = -1;
-			break;
-		}
-		v[(*n)++] = p;
 	}
-	if (!*n)
-		err = -1;
-	free(copy);
-	return err;
+	return each_element(s, max, n, port_elem, v);
+}
+
+/* tcp, udp, icmp, ipv6-icmp (icmpv6), udplite, or a number 0-255. */
+int parse_proto(const char *s)
+{
+	static const struct { const char *name; int proto; } names[] = {
+		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
+		{ "udplite", IPPROTO_UDPLITE }, { "icmp", IPPROTO_ICMP },
+		{ "ipv6-icmp", IPPROTO_ICMPV6 }, { "icmpv6", IPPROTO_ICMPV6 },
+	};
+	uint32_t v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].proto;
+	if (parse_u32(s, &v) || v > 255)
+		return -1;
+	return v;
+}
+
+/* What parse_priority reads: 6, or a class id 10:3 in hex. */
+const char *fmt_priority(uint32_t p, char *buf, size_t len)
+{
+	if (p >> 16)
+		snprintf(buf, len, "%x:%x", p >> 16, p & 0xffff);
+	else
+		snprintf(buf, len, "%u", p);
+	return buf;
 }
 
 const char *fmt_size(uint64_t v, char *buf, size_t len)
@@ -265,140 +307,3 @@ const char *fmt_duration(uint32_t ms, char *buf, size_t len)
 	return buf;
 }
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int config_set_thresholds(struct config *c, char **args, int n, char *err,
-			  size_t errlen)
-{
-	if (n < 1)
-		return errf(err, errlen, "thresholds: at least one size expected");
-	if (n > SRFF_MAX_THRESHOLDS + 1)
-		n = SRFF_MAX_THRESHOLDS + 1;	/* the kernel says "too many" */
-	for (int i = 0; i < n; i++)
-		if (parse_size(args[i], &c->thresholds[i]))
-			return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 1.5k, 5M, 4Mi)", args[i]);
-	c->nthresholds = n;
-	c->has |= CF_THRESHOLDS;
-	return 0;
-}
-
-int config_set_key(struct config *c, const char *key, const char *v,
-		   char *err, size_t errlen)
-{
-	int i;
-
-	if (!strcmp(key, "thresholds")) {
-		char *copy = strdup(v), *args[SRFF_MAX_THRESHOLDS + 1], *save = NULL, *tok;
-		int n = 0, ret;
-
-		if (!copy)
-			return errf(err, errlen, "out of memory");
-		for (tok = strtok_r(copy, ",", &save); tok && n < SRFF_MAX_THRESHOLDS + 1;
-		     tok = strtok_r(NULL, ",", &save))
-			args[n++] = tok;
-		ret = config_set_thresholds(c, args, n, err, errlen);
-		free(copy);
-		return ret;
-	} else if (!strcmp(key, "priorities")) {
-		if (parse_list_priorities(v, c->priorities, SRFF_MAX_BANDS + 1, &c->npriorities))
-			return errf(err, errlen, "priorities: '%s' is not a list like 6,0,2 (or 10:1,10:2)", v);
-		c->has |= CF_PRIORITIES;
-	} else if (!strcmp(key, "classid")) {
-		if (parse_classid(v, &c->classid_major))
-			return errf(err, errlen, "classid: '%s' is not a qdisc handle like 10: (or none)", v);
-		c->has |= CF_CLASSID;
-	} else if (!strcmp(key, "idle-timeout")) {
-		if (parse_duration_ms(v, &c->idle_timeout_ms))
-			return errf(err, errlen, "idle-timeout: '%s' is not a duration (e.g. 2500ms, 2.5s)", v);
-		c->has |= CF_IDLE_TIMEOUT;
-	} else if (!strcmp(key, "gc-interval")) {
-		if (parse_duration_ms(v, &c->gc_interval_ms))
-			return errf(err, errlen, "gc-interval: '%s' is not a duration (e.g. 2500ms, 2.5s)", v);
-		c->has |= CF_GC_INTERVAL;
-	} else if (!strcmp(key, "max-flows")) {
-		uint64_t n;
-
-		if (parse_size(v, &n) || n > UINT32_MAX)
-			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1Mi)", v);
-		c->max_flows = n;
-		c->has |= CF_MAX_FLOWS;
-	} else if (!strcmp(key, "udp")) {
-		i = name_index(udp_policy_names, v);
-		if (i < 0)
-			return errf(err, errlen, "udp: '%s' is not track, top or ignore", v);
-		c->udp_policy = i;
-		c->has |= CF_UDP;
-	} else if (!strcmp(key, "top-ports")) {
-		if (parse_list_ports(v, c->top_ports, SRFF_MAX_TOP_PORTS + 1, &c->ntop_ports))
-			return errf(err, errlen, "top-ports: '%s' is not a list like 21,22,23 (or none)", v);
-		c->has |= CF_TOP_PORTS;
-	} else if (!strcmp(key, "untracked-priority")) {
-		if (parse_priority(v, &c->untracked_priority))
-			return errf(err, errlen, "untracked-priority: '%s' is not a priority", v);
-		c->has |= CF_UNTRACKED;
-	} else if (!strcmp(key, "app-priority")) {
-		i = name_index(app_prio_names, v);
-		if (i < 0)
-			return errf(err, errlen, "app-priority: '%s' is not keep or override", v);
-		c->app_priority = i;
-		c->has |= CF_APP_PRIO;
-	} else if (!strcmp(key, "idle-reset")) {
-		if (!strcmp(v, "off"))
-			c->idle_reset_ms = 0;
-		else if (parse_duration_ms(v, &c->idle_reset_ms))
-			return errf(err, errlen, "idle-reset: '%s' is not a duration or off", v);
-		c->has |= CF_IDLE_RESET;
-	} else {
-		return errf(err, errlen, "unknown setting '%s' (see srffctl help)", key);
-	}
-	return 0;
-}
-
-int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
-		      size_t errlen)
-{
-	char line[1024], msg[256];
-	unsigned int lineno = 0;
-
-	while (fgets(line, sizeof(line), f)) {
-		char *args[SRFF_MAX_THRESHOLDS + 3], *save = NULL, *tok, *hash;
-		int n = 0;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f))
-			return errf(err, errlen, "%s:%u: line too long", name, lineno);
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		for (tok = strtok_r(line, " \t\r\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\r\n", &save)) {
-			if (n == (int)(sizeof(args) / sizeof(args[0])))
-				return errf(err, errlen, "%s:%u: too many values", name, lineno);
-			args[n++] = tok;
-		}
-		if (!n)
-			continue;
-		if (!strcmp(args[0], "thresholds")) {
-			if (config_set_thresholds(c, args + 1, n - 1, msg, sizeof(msg)))
-				return errf(err, errlen, "%s:%u: %s", name, lineno, msg);
-			continue;
-		}
-		if (n != 2)
-			return errf(err, errlen, "%s:%u: '%s' takes one value", name, lineno, args[0]);
-		if (config_set_key(c, args[0], args[1], msg, sizeof(msg)))
-			return errf(err, errlen, "%s:%u: %s", name, lineno, msg);
-	}
-	if (ferror(f))
-		return errf(err, errlen, "%s: %s", name, strerror(errno));
-	if (!c->has)
-		return errf(err, errlen, "%s: no settings", name);
-	return 0;
-}

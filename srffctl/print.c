@@ -31,7 +31,7 @@ void print_init(bool json, bool pretty, FILE *out)
 
 void print_finish(void)
 {
-	if (P.json)
+	if (P.json && !P.first[0])	/* a document was written */
 		fputc('\n', P.out);
 	fflush(P.out);
 }

@@ -3,7 +3,9 @@
  * srffctl: the command-line tool of srff. One header for its parts:
  *   main.c     options, the command table, exit codes
  *   nl.c       libnl-genl plumbing: family, requests, extended acks, dumps
- *   parse.c    sizes, durations, lists (pure; unit-tested natively)
+ *   parse.c    sizes, durations, lists, class ids (pure; unit-tested natively)
+ *   settings.c KEY VALUE settings, apply files, printing a configuration
+ *              (pure; unit-tested natively)
  *   print.c    one print path for text and JSON (iproute2 style)
  *   config.c   show, set, set-thresholds, save, apply
  *   stats.c    stats
@@ -32,15 +34,26 @@ int parse_duration_ms(const char *s, uint32_t *out);
 int parse_u32(const char *s, uint32_t *out);
 int parse_priority(const char *s, uint32_t *out);
 int parse_classid(const char *s, uint16_t *major);
+/* Lists "a,b,c": 0, or -1 if malformed (an empty element too), or -2 if
+ * longer than max.
+ */
 int parse_list_priorities(const char *s, uint32_t *v, unsigned int max, unsigned int *n);
 int parse_list_ports(const char *s, uint16_t *v, unsigned int max, unsigned int *n);
+int parse_proto(const char *s);
+const char *fmt_priority(uint32_t p, char *buf, size_t len);
 const char *fmt_size(uint64_t v, char *buf, size_t len);
 const char *fmt_duration(uint32_t ms, char *buf, size_t len);
 extern const char *const udp_policy_names[];
 extern const char *const app_prio_names[];
 int name_index(const char *const *names, const char *s);
 
-/* A configuration as the tool holds it; `has` marks what a SET carries. */
+/*
+ * A configuration as the tool holds it; `has` marks what a SET carries.
+ * Lists hold more than the kernel takes (LIST_MAX), so that "too many" is
+ * the kernel's to say, with its own message.
+ */
+#define LIST_MAX 64
+
 enum {
 	CF_THRESHOLDS = 1 << 0, CF_PRIORITIES = 1 << 1, CF_CLASSID = 1 << 2,
 	CF_IDLE_TIMEOUT = 1 << 3, CF_GC_INTERVAL = 1 << 4, CF_MAX_FLOWS = 1 << 5,
@@ -50,18 +63,20 @@ enum {
 
 struct config {
 	unsigned int has;
-	uint64_t thresholds[SRFF_MAX_THRESHOLDS + 1];
+	uint64_t thresholds[LIST_MAX];
 	unsigned int nthresholds;
-	uint32_t priorities[SRFF_MAX_BANDS + 1];
+	uint32_t priorities[LIST_MAX];
 	unsigned int npriorities;
 	uint16_t classid_major;
 	uint32_t idle_timeout_ms, gc_interval_ms, max_flows;
 	uint8_t udp_policy, app_priority;
-	uint16_t top_ports[SRFF_MAX_TOP_PORTS + 1];
+	uint16_t top_ports[LIST_MAX];
 	unsigned int ntop_ports;
 	uint32_t untracked_priority, idle_reset_ms;
 };
 
+/* ---- settings.c ---- */
+extern const char *const config_keys[];	/* NULL-terminated */
 /* set KEY VALUE: returns 0, or -1 with a message in err. */
 int config_set_key(struct config *c, const char *key, const char *value,
 		   char *err, size_t errlen);
@@ -70,6 +85,10 @@ int config_set_thresholds(struct config *c, char **args, int n,
 /* Parse an apply file; errors name FILE:LINE. */
 int config_parse_file(FILE *f, const char *name, struct config *c,
 		      char *err, size_t errlen);
+/* Through print.c: KEY VALUE lines with units (show), exact values for an
+ * apply file (save), or the JSON object of docs/interfaces.md.
+ */
+void config_print(const struct config *c, bool exact);
 
 /* ---- print.c ---- */
 enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };

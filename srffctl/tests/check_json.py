@@ -1,13 +1,42 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check test_parse.c's JSON document: it parses, and every value is intact."""
+"""check_json.py MODE FILE: the JSON test_parse.c printed parses, with every
+value intact; for `show`, the keys are exactly docs/interfaces.md's."""
 import json
 import sys
 
-d = json.load(open(sys.argv[1]))
-assert d["s"] == 'quote" back\\ nl\n tab\t ctl\x01', d["s"]
-assert d["u"] == 2**64 - 1
-assert d["b"] is False and d["n"] is None
-assert d["empty"] == []
-assert [x["i"] for x in d["a"]] == [0, 1, 2]
-assert set(d) == {"s", "u", "b", "n", "empty", "a"}, d
+mode, path = sys.argv[1], sys.argv[2]
+text = open(path).read()
+assert text.endswith("\n") and text.count("\n") >= 1, repr(text[-20:])
+d = json.loads(text)
+
+SHOW_KEYS = ["thresholds", "priorities", "classid_major", "idle_timeout_ms",
+             "gc_interval_ms", "max_flows", "udp_policy", "top_ports",
+             "untracked_priority", "app_priority", "idle_reset_ms"]
+
+if mode == "doc":
+    assert d["s"] == 'quote" back\\ nl\n tab\t cr\r ctl\x01\x1f del\x7f', d["s"]
+    assert d['k"ey'] == ""
+    assert d["u"] == 2**64 - 1 and d["zero"] == 0
+    assert d["t"] is True and d["b"] is False and d["n"] is None
+    assert d["empty"] == [] and d["empty_obj"] == {}
+    assert [x["i"] for x in d["a"]] == [0, 1, 2]
+    assert [x["inner"] for x in d["a"]] == [[0], [0, 1], [0, 1, 2]]
+    assert list(d) == ["s", 'k"ey', "u", "zero", "t", "b", "n", "empty", "empty_obj", "a"], list(d)
+elif mode == "show-defaults":
+    assert list(d) == SHOW_KEYS, list(d)
+    assert d == {"thresholds": [1500, 5000], "priorities": [6, 0, 2], "classid_major": 0,
+                 "idle_timeout_ms": 2500, "gc_interval_ms": 2500, "max_flows": 131072,
+                 "udp_policy": "track", "top_ports": [], "untracked_priority": 0,
+                 "app_priority": "override", "idle_reset_ms": 0}, d
+elif mode == "show-busy":
+    assert list(d) == SHOW_KEYS, list(d)
+    assert d["thresholds"] == [1500, 20000, 1000000, 4194304, 1501]
+    assert d["priorities"] == [6, 0, 1, 0x100002, 3, 4]
+    assert d["classid_major"] == 16 and d["udp_policy"] == "top"
+    assert d["top_ports"] == [21, 22, 23, 65535] and d["app_priority"] == "keep"
+    assert d["untracked_priority"] == 0x10000f and d["idle_reset_ms"] == 300
+elif mode == "empty-array":
+    assert d == []
+else:
+    sys.exit("unknown mode " + mode)

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Native unit tests of srffctl's parsers, formatters and JSON writer. */
+/*
+ * Native unit tests of srffctl's parsers, settings, apply files and JSON
+ * writer: no kernel, no netlink. Each failed check prints "not ok N
+ * FILE:LINE COND"; the last line is "srffctl-unit: N passed, M failed";
+ * exit 1 on any failure.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include "srffctl.h"
+
+#ifndef PYTHON
+#define PYTHON "python3"
+#endif
 
 const char *prog = "srffctl-test";
 void usage_error(const char *fmt, ...) { (void)fmt; abort(); }
@@ -17,27 +27,37 @@ static int passed, failed, n;
 	else { failed++; printf("not ok %d %s:%d %s\n", n, __FILE__, __LINE__, #cond); } \
 } while (0)
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static void sizes(void)
 {
 	static const struct { const char *s; uint64_t v; } ok[] = {
 		{ "0", 0 }, { "1500", 1500 }, { "1.5k", 1500 }, { "5M", 5000000 },
 		{ "4Mi", 4194304 }, { "1.5Ki", 1536 }, { "2G", 2000000000ULL },
-		{ "1GiB", 1ULL << 30 }, { "30000000", 30000000 }, { "0.5k", 500 },
-		{ "1.25M", 1250000 }, { "18446744073709551615", UINT64_MAX },
-		{ "16Ti", 16ULL << 40 },
+		{ "1Gi", 1ULL << 30 }, { "1GiB", 1ULL << 30 }, { "30000000", 30000000 },
+		{ "0.5k", 500 }, { "1.25M", 1250000 }, { "18446744073709551615", UINT64_MAX },
+		{ "16Ti", 16ULL << 40 }, { "1500B", 1500 }, { "2K", 2000 },
+		{ "0.001M", 1000 }, { "15Gi", 15ULL << 30 },
 	};
 	static const char *const bad[] = {
-		"", "k", "-1", "1.5q", "1,5k", "1.2345k", "1.", ".5k", "1 k", "0x10",
-		"18446744073709551616", "20000000Ti", "1e3", "1.5kk", "abc",
+		"", "k", "-1", "+1", "1.5q", "1,5k", "1.2345k", "1.", ".5k", "1 k", " 1",
+		"1 ", "0x10", "1e3", "1.5kk", "abc", "1.5.5k", "k1", "1ki", "1mi",
+		/* overflow */
+		"18446744073709551616", "99999999999999999999", "20000000Ti",
+		"18446744073709551615k", "17179869184Gi", "18446744073.709551616G",
+		/* not whole bytes */
+		"1.5", "0.3Ki", "1.0001k",
 	};
 	uint64_t v;
 
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		v = 42;
 		CHECK(parse_size(ok[i].s, &v) == 0 && v == ok[i].v);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(parse_size(bad[i], &v) == -1);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 42;
+		CHECK(parse_size(bad[i], &v) == -1 && v == 42);
+	}
 }
 
 static void durations(void)
@@ -45,42 +65,78 @@ static void durations(void)
 	static const struct { const char *s; uint32_t v; } ok[] = {
 		{ "2500", 2500 }, { "2500ms", 2500 }, { "2.5s", 2500 }, { "1m", 60000 },
 		{ "1h", 3600000 }, { "0.1s", 100 }, { "0", 0 }, { "1.5min", 90000 },
+		{ "4294967295", UINT32_MAX }, { "100ms", 100 }, { "0.5m", 30000 },
 	};
-	static const char *const bad[] = { "", "s", "2.5", "1.0005s", "-1s", "5d", "2 s", "5000000h" };
+	static const char *const bad[] = {
+		"", "s", "ms", "2.5", "1.0005s", "-1s", "5d", "2 s", "2S", "2sec",
+		"5000000h", "4294967296", "4294967296ms", "1.5.s", "off", "1e3ms",
+	};
 	uint32_t v;
 
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
 		CHECK(parse_duration_ms(ok[i].s, &v) == 0 && v == ok[i].v);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		CHECK(parse_duration_ms(bad[i], &v) == -1);
 }
 
 static void lists_and_ids(void)
 {
-	uint32_t p[17];
-	uint16_t ports[33], major;
+	uint32_t p[LIST_MAX];
+	uint16_t ports[LIST_MAX], major;
 	unsigned int cnt;
 
-	CHECK(parse_list_priorities("6,0,2", p, 17, &cnt) == 0 && cnt == 3 && p[0] == 6 && p[2] == 2);
-	CHECK(parse_list_priorities("10:1,10:2", p, 17, &cnt) == 0 && cnt == 2 && p[1] == 0x100002);
-	CHECK(parse_list_priorities("6,,2", p, 17, &cnt) == 0 && cnt == 2);	/* strtok folds */
-	CHECK(parse_list_priorities("6,x", p, 17, &cnt) == -1);
-	CHECK(parse_list_priorities("", p, 17, &cnt) == -1);
-	CHECK(parse_list_priorities("1,2,3", p, 2, &cnt) == -1);
-	CHECK(parse_list_ports("21,22,23", ports, 33, &cnt) == 0 && cnt == 3 && ports[1] == 22);
-	CHECK(parse_list_ports("none", ports, 33, &cnt) == 0 && cnt == 0);
-	CHECK(parse_list_ports("65536", ports, 33, &cnt) == -1);
-	CHECK(parse_list_ports("0", ports, 33, &cnt) == 0 && ports[0] == 0);	/* the kernel refuses */
+	CHECK(parse_list_priorities("6,0,2", p, LIST_MAX, &cnt) == 0 && cnt == 3 &&
+	      p[0] == 6 && p[1] == 0 && p[2] == 2);
+	CHECK(parse_list_priorities("10:1,10:2", p, LIST_MAX, &cnt) == 0 && cnt == 2 &&
+	      p[1] == 0x100002);
+	CHECK(parse_list_priorities("7", p, LIST_MAX, &cnt) == 0 && cnt == 1 && p[0] == 7);
+	CHECK(parse_list_priorities("300", p, LIST_MAX, &cnt) == 0 && p[0] == 300);	/* kernel's call */
+	CHECK(parse_list_priorities("6,,2", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities("6,", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities(",6", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities("6,x", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities("6 0", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities("", p, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_priorities("1,2,3", p, 2, &cnt) == -2);
+	CHECK(parse_list_priorities("4294967296", p, LIST_MAX, &cnt) == -1);
+
+	CHECK(parse_list_ports("21,22,23", ports, LIST_MAX, &cnt) == 0 && cnt == 3 &&
+	      ports[0] == 21 && ports[2] == 23);
+	CHECK(parse_list_ports("65535", ports, LIST_MAX, &cnt) == 0 && ports[0] == 65535);
+	CHECK(parse_list_ports("none", ports, LIST_MAX, &cnt) == 0 && cnt == 0);
+	CHECK(parse_list_ports("65536", ports, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_ports("22,", ports, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_ports("ssh", ports, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_ports("-1", ports, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_ports("", ports, LIST_MAX, &cnt) == -1);
+	CHECK(parse_list_ports("0", ports, LIST_MAX, &cnt) == 0 && ports[0] == 0);	/* kernel's call */
+	CHECK(parse_list_ports("1,2,3", ports, 2, &cnt) == -2);
+
 	CHECK(parse_classid("10:", &major) == 0 && major == 0x10);
+	CHECK(parse_classid("1:", &major) == 0 && major == 1);
 	CHECK(parse_classid("ffff:", &major) == 0 && major == 0xffff);
+	CHECK(parse_classid("A:", &major) == 0 && major == 0xa);
 	CHECK(parse_classid("none", &major) == 0 && major == 0);
 	CHECK(parse_classid("10", &major) == -1);
 	CHECK(parse_classid("10:1", &major) == -1);
 	CHECK(parse_classid("0:", &major) == -1);
+	CHECK(parse_classid(":", &major) == -1);
 	CHECK(parse_classid("10000:", &major) == -1);
+	CHECK(parse_classid("g:", &major) == -1);
+
 	CHECK(parse_priority("7", &p[0]) == 0 && p[0] == 7);
 	CHECK(parse_priority("1:a", &p[0]) == 0 && p[0] == 0x1000a);
 	CHECK(parse_priority("1:g", &p[0]) == -1);
+	CHECK(parse_priority("1:", &p[0]) == -1);
+	CHECK(parse_priority("x", &p[0]) == -1);
+
+	CHECK(parse_proto("tcp") == IPPROTO_TCP);
+	CHECK(parse_proto("udp") == IPPROTO_UDP);
+	CHECK(parse_proto("icmp") == IPPROTO_ICMP);
+	CHECK(parse_proto("ipv6-icmp") == IPPROTO_ICMPV6);
+	CHECK(parse_proto("132") == 132);
+	CHECK(parse_proto("256") == -1);
+	CHECK(parse_proto("sctp") == -1);
 }
 
 static void formatting(void)
@@ -91,17 +147,33 @@ static void formatting(void)
 	CHECK(!strcmp(fmt_size(5000, b, sizeof(b)), "5k"));
 	CHECK(!strcmp(fmt_size(4194304, b, sizeof(b)), "4Mi"));
 	CHECK(!strcmp(fmt_size(5000000, b, sizeof(b)), "5M"));
+	CHECK(!strcmp(fmt_size(1250000, b, sizeof(b)), "1.25M"));
 	CHECK(!strcmp(fmt_size(1501, b, sizeof(b)), "1501"));
 	CHECK(!strcmp(fmt_size(0, b, sizeof(b)), "0"));
 	CHECK(!strcmp(fmt_size(31898736, b, sizeof(b)), "31898736"));
+	CHECK(!strcmp(fmt_size(UINT64_MAX, b, sizeof(b)), "18446744073709551615"));
 	CHECK(!strcmp(fmt_duration(2500, b, sizeof(b)), "2500ms"));
 	CHECK(!strcmp(fmt_duration(60000, b, sizeof(b)), "1m"));
 	CHECK(!strcmp(fmt_duration(3000, b, sizeof(b)), "3s"));
-	/* What fmt_size prints, parse_size reads back. */
-	for (uint64_t v = 1; v < 20000000; v = v * 3 + 7) {
+	CHECK(!strcmp(fmt_duration(3600000, b, sizeof(b)), "1h"));
+	CHECK(!strcmp(fmt_duration(0, b, sizeof(b)), "0ms"));
+	CHECK(!strcmp(fmt_priority(6, b, sizeof(b)), "6"));
+	CHECK(!strcmp(fmt_priority(0x100003, b, sizeof(b)), "10:3"));
+	/* What fmt_* print, parse_* read back. */
+	for (uint64_t v = 1; v < UINT64_MAX / 4; v = v * 3 + 7) {
 		uint64_t back;
 
 		CHECK(parse_size(fmt_size(v, b, sizeof(b)), &back) == 0 && back == v);
+	}
+	for (uint64_t v = 1000; v <= 3600000 * 10ULL; v *= 10) {
+		uint32_t back;
+
+		CHECK(parse_duration_ms(fmt_duration(v, b, sizeof(b)), &back) == 0 && back == v);
+	}
+	for (uint32_t v = 0; v < 0x200000; v = v * 5 + 3) {
+		uint32_t back;
+
+		CHECK(parse_priority(fmt_priority(v, b, sizeof(b)), &back) == 0 && back == v);
 	}
 }
 
@@ -109,96 +181,258 @@ static void settings(void)
 {
 	struct config c = { 0 };
 	char err[256];
+	char a1[] = "1.5k", a2[] = "5M", a3[] = "20k,1Mi", bad[] = "1.5q", empty[] = "1k,";
+	char *args[] = { a1, a2, a3 };
 
-	CHECK(config_set_key(&c, "idle-reset", "off", err, sizeof(err)) == 0 && (c.has & CF_IDLE_RESET));
+	CHECK(config_set_key(&c, "idle-reset", "off", err, sizeof(err)) == 0 &&
+	      (c.has & CF_IDLE_RESET) && c.idle_reset_ms == 0);
+	CHECK(config_set_key(&c, "idle-reset", "1s", err, sizeof(err)) == 0 && c.idle_reset_ms == 1000);
 	CHECK(config_set_key(&c, "udp", "top", err, sizeof(err)) == 0 && c.udp_policy == SRFF_UDP_TOP);
-	CHECK(config_set_key(&c, "app-priority", "keep", err, sizeof(err)) == 0 && c.app_priority == SRFF_APP_PRIO_KEEP);
+	CHECK(config_set_key(&c, "udp", "ignore", err, sizeof(err)) == 0 && c.udp_policy == SRFF_UDP_IGNORE);
+	CHECK(config_set_key(&c, "app-priority", "keep", err, sizeof(err)) == 0 &&
+	      c.app_priority == SRFF_APP_PRIO_KEEP);
 	CHECK(config_set_key(&c, "thresholds", "1.5k,20k", err, sizeof(err)) == 0 &&
-	      c.nthresholds == 2 && c.thresholds[1] == 20000);
+	      c.nthresholds == 2 && c.thresholds[0] == 1500 && c.thresholds[1] == 20000);
+	CHECK(config_set_key(&c, "thresholds", "1.5k,,20k", err, sizeof(err)) == -1);
+	CHECK(config_set_key(&c, "classid", "none", err, sizeof(err)) == 0 &&
+	      (c.has & CF_CLASSID) && c.classid_major == 0);
+	CHECK(config_set_key(&c, "classid", "1:", err, sizeof(err)) == 0 && c.classid_major == 1);
+	CHECK(config_set_key(&c, "top-ports", "none", err, sizeof(err)) == 0 &&
+	      (c.has & CF_TOP_PORTS) && c.ntop_ports == 0);
 	CHECK(config_set_key(&c, "colour", "blue", err, sizeof(err)) == -1 && strstr(err, "unknown setting"));
 	CHECK(config_set_key(&c, "udp", "sometimes", err, sizeof(err)) == -1 && strstr(err, "udp"));
+	CHECK(config_set_key(&c, "idle-timeout", "soon", err, sizeof(err)) == -1 && strstr(err, "duration"));
 	CHECK(config_set_key(&c, "max-flows", "1Mi", err, sizeof(err)) == 0 && c.max_flows == 1048576);
+	CHECK(config_set_key(&c, "max-flows", "5G", err, sizeof(err)) == -1);
+	CHECK(config_set_key(&c, "untracked-priority", "10:4", err, sizeof(err)) == 0 &&
+	      c.untracked_priority == 0x100004);
+	CHECK(config_set_key(&c, "priorities", "6,0,2,1", err, sizeof(err)) == 0 && c.npriorities == 4);
+
+	/* set-thresholds: separate arguments, each possibly a comma list */
+	memset(&c, 0, sizeof(c));
+	CHECK(config_set_thresholds(&c, args, 3, err, sizeof(err)) == 0 && c.nthresholds == 4 &&
+	      c.thresholds[0] == 1500 && c.thresholds[1] == 5000000 &&
+	      c.thresholds[2] == 20000 && c.thresholds[3] == 1048576 && c.has == CF_THRESHOLDS);
+	args[1] = bad;
+	CHECK(config_set_thresholds(&c, args, 2, err, sizeof(err)) == -1 && strstr(err, "1.5q"));
+	args[1] = empty;
+	CHECK(config_set_thresholds(&c, args, 2, err, sizeof(err)) == -1);
+	CHECK(config_set_thresholds(&c, args, 0, err, sizeof(err)) == -1);
+	/* 16 thresholds go to the kernel, which says "too many" itself */
+	CHECK(config_set_key(&c, "thresholds", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+			     err, sizeof(err)) == 0 && c.nthresholds == 16);
+}
+
+static FILE *string_file(const char *s)
+{
+	return fmemopen((void *)s, strlen(s), "r");
+}
+
+static int parse_string(const char *text, struct config *c, char *err, size_t len)
+{
+	FILE *f = string_file(text);
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = config_parse_file(f, "cfg", c, err, len);
+	fclose(f);
+	return ret;
 }
 
 static void apply_file(void)
 {
-	const char *good = "# saved\nthresholds 1500 5000\npriorities 6,0,2\n\nidle-timeout 2.5s # inline\nudp ignore\n";
-	const char *bad_line3 = "thresholds 1500\nudp top\nidle-timeout soon\n";
-	const char *bad_arity = "udp top ignore\n";
-	struct config c = { 0 };
+	struct config c;
 	char err[256];
-	FILE *f;
 
-	f = fmemopen((void *)good, strlen(good), "r");
-	CHECK(config_parse_file(f, "good", &c, err, sizeof(err)) == 0);
-	fclose(f);
-	CHECK(c.nthresholds == 2 && c.npriorities == 3 && c.idle_timeout_ms == 2500 &&
-	      c.udp_policy == SRFF_UDP_IGNORE && !(c.has & CF_MAX_FLOWS));
-
-	memset(&c, 0, sizeof(c));
-	f = fmemopen((void *)bad_line3, strlen(bad_line3), "r");
-	CHECK(config_parse_file(f, "cfg", &c, err, sizeof(err)) == -1 && !strncmp(err, "cfg:3:", 6));
-	fclose(f);
-	memset(&c, 0, sizeof(c));
-	f = fmemopen((void *)bad_arity, strlen(bad_arity), "r");
-	CHECK(config_parse_file(f, "cfg", &c, err, sizeof(err)) == -1 && strstr(err, "cfg:1:"));
-	fclose(f);
-	memset(&c, 0, sizeof(c));
-	f = fmemopen((void *)"# nothing\n", 10, "r");
-	CHECK(config_parse_file(f, "empty", &c, err, sizeof(err)) == -1);
-	fclose(f);
+	CHECK(parse_string("# saved\nthresholds 1500 5000\npriorities 6,0,2\n\n"
+			   "  idle-timeout\t2.5s # inline\nudp ignore\r\n", &c, err, sizeof(err)) == 0);
+	CHECK(c.nthresholds == 2 && c.thresholds[1] == 5000 && c.npriorities == 3 &&
+	      c.idle_timeout_ms == 2500 && c.udp_policy == SRFF_UDP_IGNORE &&
+	      c.has == (CF_THRESHOLDS | CF_PRIORITIES | CF_IDLE_TIMEOUT | CF_UDP));
+	/* the comma form of set is accepted in files too */
+	CHECK(parse_string("thresholds 1.5k,20k 1M\n", &c, err, sizeof(err)) == 0 &&
+	      c.nthresholds == 3 && c.thresholds[2] == 1000000);
+	/* the first bad line is named, and nothing after it matters */
+	CHECK(parse_string("thresholds 1500\nudp top\nidle-timeout soon\nbogus 1\n", &c, err, sizeof(err)) == -1 &&
+	      !strncmp(err, "cfg:3: idle-timeout", 19));
+	CHECK(parse_string("udp top ignore\n", &c, err, sizeof(err)) == -1 && !strncmp(err, "cfg:1:", 6));
+	CHECK(parse_string("\n\n# x\nudp\n", &c, err, sizeof(err)) == -1 && !strncmp(err, "cfg:4:", 6));
+	CHECK(parse_string("udp top\ncolour blue\n", &c, err, sizeof(err)) == -1 &&
+	      !strncmp(err, "cfg:2:", 6) && strstr(err, "colour"));
+	CHECK(parse_string("thresholds\n", &c, err, sizeof(err)) == -1 && !strncmp(err, "cfg:1:", 6));
+	CHECK(parse_string("thresholds 1k 2x\n", &c, err, sizeof(err)) == -1 &&
+	      !strncmp(err, "cfg:1:", 6) && strstr(err, "2x"));
+	CHECK(parse_string("# nothing\n", &c, err, sizeof(err)) == -1 && strstr(err, "no settings"));
+	CHECK(parse_string("", &c, err, sizeof(err)) == -1);
+	/* a last line without a newline still counts */
+	CHECK(parse_string("max-flows 100", &c, err, sizeof(err)) == 0 && c.max_flows == 100);
 }
 
-/* The JSON writer's output must parse, compact and pretty, with values
- * intact: tests/check_json.py reads it back.
- */
-static void write_doc(FILE *f, bool pretty)
+/* Print c with config_print() (text) and read it back as an apply file. */
+static int print_and_parse(const struct config *c, bool exact, struct config *back,
+			   char *text, size_t textlen)
 {
-	print_init(true, pretty, f);
-	open_json_object(NULL);
-	print_string(PRINT_ANY, "s", "%s", "quote\" back\\ nl\n tab\t ctl\x01");
-	print_uint(PRINT_ANY, "u", "%llu", UINT64_MAX);
-	print_bool(PRINT_ANY, "b", "b", false);
-	print_null(PRINT_ANY, "n", "%s", "-");
-	print_text("never in JSON");
-	open_json_array(PRINT_JSON, "empty");
-	close_json_array(PRINT_JSON, NULL);
-	open_json_array(PRINT_ANY, "a");
-	for (int i = 0; i < 3; i++) {
-		open_json_object(NULL);
-		print_uint(PRINT_ANY, "i", "%llu", i);
-		close_json_object();
-	}
-	close_json_array(PRINT_ANY, NULL);
-	close_json_object();
+	char err[256];
+	FILE *f = fmemopen(text, textlen, "w");
+	int ret;
+
+	print_init(false, false, f);
+	config_print(c, exact);
 	print_finish();
+	fclose(f);
+	f = string_file(text);
+	memset(back, 0, sizeof(*back));
+	ret = config_parse_file(f, "saved", back, err, sizeof(err));
+	fclose(f);
+	if (ret)
+		printf("# %s\n", err);
+	return ret;
 }
 
-static void json_output(void)
+static bool same_config(const struct config *a, const struct config *b)
+{
+	return a->nthresholds == b->nthresholds &&
+	       !memcmp(a->thresholds, b->thresholds, a->nthresholds * sizeof(a->thresholds[0])) &&
+	       a->npriorities == b->npriorities &&
+	       !memcmp(a->priorities, b->priorities, a->npriorities * sizeof(a->priorities[0])) &&
+	       a->classid_major == b->classid_major && a->idle_timeout_ms == b->idle_timeout_ms &&
+	       a->gc_interval_ms == b->gc_interval_ms && a->max_flows == b->max_flows &&
+	       a->udp_policy == b->udp_policy && a->ntop_ports == b->ntop_ports &&
+	       !memcmp(a->top_ports, b->top_ports, a->ntop_ports * sizeof(a->top_ports[0])) &&
+	       a->untracked_priority == b->untracked_priority &&
+	       a->app_priority == b->app_priority && a->idle_reset_ms == b->idle_reset_ms;
+}
+
+static const struct config defaults = {
+	.thresholds = { 1500, 5000 }, .nthresholds = 2,
+	.priorities = { 6, 0, 2 }, .npriorities = 3,
+	.idle_timeout_ms = 2500, .gc_interval_ms = 2500, .max_flows = 131072,
+	.udp_policy = SRFF_UDP_TRACK, .app_priority = SRFF_APP_PRIO_OVERRIDE,
+};
+
+static const struct config busy = {
+	.thresholds = { 1500, 20000, 1000000, 4194304, 1501 }, .nthresholds = 5,
+	.priorities = { 6, 0, 1, 0x100002, 3, 4 }, .npriorities = 6,
+	.classid_major = 0x10, .idle_timeout_ms = 60000, .gc_interval_ms = 750,
+	.max_flows = 5000, .udp_policy = SRFF_UDP_TOP,
+	.top_ports = { 21, 22, 23, 65535 }, .ntop_ports = 4,
+	.untracked_priority = 0x10000f, .app_priority = SRFF_APP_PRIO_KEEP,
+	.idle_reset_ms = 300,
+};
+
+static void round_trip(void)
+{
+	static const char *const saved_defaults =
+		      "thresholds 1500 5000\n"
+		      "priorities 6,0,2\n"
+		      "classid none\n"
+		      "idle-timeout 2500ms\n"
+		      "gc-interval 2500ms\n"
+		      "max-flows 131072\n"
+		      "udp track\n"
+		      "top-ports none\n"
+		      "untracked-priority 0\n"
+		      "app-priority override\n"
+		      "idle-reset off\n";
+	char text[4096];
+	struct config back;
+
+	/* save prints exactly the lines of the issue for the defaults */
+	CHECK(print_and_parse(&defaults, true, &back, text, sizeof(text)) == 0);
+	CHECK(!strcmp(text, saved_defaults));
+	if (strcmp(text, saved_defaults))
+		printf("# save printed:\n%s", text);
+	CHECK(same_config(&defaults, &back));
+	/* every key is set by a saved file, so apply restores all of it */
+	CHECK(back.has == (CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT |
+			   CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS |
+			   CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET));
+	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
+	CHECK(strstr(text, "classid 10:\n") && strstr(text, "idle-reset 300ms\n") &&
+	      strstr(text, "priorities 6,0,1,10:2,3,4\n") && strstr(text, "top-ports 21,22,23,65535\n"));
+	/* show's human units read back too */
+	CHECK(print_and_parse(&busy, false, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
+	CHECK(strstr(text, "thresholds 1.5k 20k 1M 4Mi 1501\n") && strstr(text, "idle-timeout 1m\n"));
+	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
+	      same_config(&defaults, &back));
+}
+
+/* Run tests/check_json.py MODE on what write() printed, compact and pretty. */
+static void check_json(const char *mode, void (*write)(void))
 {
 	for (int pretty = 0; pretty < 2; pretty++) {
-		char path[] = "/tmp/srffctl-json-XXXXXX", cmd[256];
-		FILE *f = fdopen(mkstemp(path), "w");
+		char path[] = "/tmp/srffctl-json-XXXXXX", cmd[512];
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
 
-		write_doc(f, pretty);
+		print_init(true, pretty, f);
+		write();
+		print_finish();
 		fclose(f);
-		snprintf(cmd, sizeof(cmd), "python3 %s/check_json.py %s", TESTS_DIR, path);
+		snprintf(cmd, sizeof(cmd), "%s -m json.tool %s >/dev/null && %s %s/check_json.py %s %s",
+			 PYTHON, path, PYTHON, TESTS_DIR, mode, path);
 		CHECK(system(cmd) == 0);
 		unlink(path);
 	}
 }
 
+static void write_doc(void)
+{
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "s", "%s", "quote\" back\\ nl\n tab\t cr\r ctl\x01\x1f del\x7f");
+	print_string(PRINT_ANY, "k\"ey", "%s", "");
+	print_uint(PRINT_ANY, "u", "%llu", UINT64_MAX);
+	print_uint(PRINT_ANY, "zero", "%llu", 0);
+	print_bool(PRINT_ANY, "t", "t", true);
+	print_bool(PRINT_ANY, "b", "b", false);
+	print_null(PRINT_ANY, "n", "%s", "-");
+	print_text("never in JSON");
+	print_uint(PRINT_FP, "text_only", "%llu", 5);
+	open_json_array(PRINT_JSON, "empty");
+	close_json_array(PRINT_JSON, NULL);
+	open_json_object("empty_obj");
+	close_json_object();
+	open_json_array(PRINT_ANY, "a");
+	for (int i = 0; i < 3; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "i", "%llu", i);
+		open_json_array(PRINT_JSON, "inner");
+		for (int j = 0; j <= i; j++)
+			print_uint(PRINT_JSON, NULL, NULL, j);
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
+	}
+	close_json_array(PRINT_ANY, NULL);
+	close_json_object();
+}
+
+static void write_show_defaults(void) { config_print(&defaults, false); }
+static void write_show_busy(void) { config_print(&busy, false); }
+
+static void write_empty_array(void)
+{
+	open_json_array(PRINT_JSON, NULL);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static void json_output(void)
+{
+	check_json("doc", write_doc);
+	check_json("show-defaults", write_show_defaults);
+	check_json("show-busy", write_show_busy);
+	check_json("empty-array", write_empty_array);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n");
 	sizes();
 	durations();
 	lists_and_ids();
 	formatting();
 	settings();
 	apply_file();
+	round_trip();
 	json_output();
-	printf("1..%d\n", n);
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

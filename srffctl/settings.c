@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The KEY VALUE settings shared by `set`, `set-thresholds` and apply files,
+ * and the one printer of a configuration: `show` (units), `save` (exact,
+ * an apply file) and `show -j`. What `save` prints, config_parse_file()
+ * reads back to the same configuration; tests/test_parse.c checks it.
+ * No netlink here: unit-tested natively.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srffctl.h"
+
+static int errf(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Sizes as separate arguments (set-thresholds 1.5k 5M, apply files), each
+ * of which may also be a comma list (set thresholds 1.5k,5M).
+ */
+int config_set_thresholds(struct config *c, char **args, int n, char *err,
+			  size_t errlen)
+{
+	unsigned int count = 0;
+
+	if (n < 1)
+		return errf(err, errlen, "thresholds: at least one size expected");
+	for (int i = 0; i < n; i++) {
+		const char *s = args[i];
+
+		for (;;) {
+			size_t len = strcspn(s, ",");
+			char elem[64];
+
+			if (!len || len >= sizeof(elem))
+				return errf(err, errlen, "thresholds: '%s' is not a list of sizes", args[i]);
+			if (count == LIST_MAX)
+				return errf(err, errlen, "thresholds: more than %d values", LIST_MAX);
+			memcpy(elem, s, len);
+			elem[len] = '\0';
+			if (parse_size(elem, &c->thresholds[count]))
+				return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 1.5k, 5M, 4Mi)", elem);
+			count++;
+			if (!s[len])
+				break;
+			s += len + 1;
+		}
+	}
+	c->nthresholds = count;
+	c->has |= CF_THRESHOLDS;
+	return 0;
+}
+
+const char *const config_keys[] = {
+	"thresholds", "priorities", "classid", "idle-timeout", "gc-interval",
+	"max-flows", "udp", "top-ports", "untracked-priority", "app-priority",
+	"idle-reset", NULL,
+};
+
+static int list_err(int ret, const char *key, const char *v, const char *example,
+		    char *err, size_t errlen)
+{
+	if (ret == -2)
+		return errf(err, errlen, "%s: more than %d values", key, LIST_MAX);
+	return errf(err, errlen, "%s: '%s' is not a list like %s", key, v, example);
+}
+
+int config_set_key(struct config *c, const char *key, const char *v,
+		   char *err, size_t errlen)
+{
+	int i, ret;
+
+	if (!strcmp(key, "thresholds")) {
+		char *args[] = { (char *)v };
+
+		return config_set_thresholds(c, args, 1, err, errlen);
+	} else if (!strcmp(key, "priorities")) {
+		ret = parse_list_priorities(v, c->priorities, LIST_MAX, &c->npriorities);
+		if (ret)
+			return list_err(ret, key, v, "6,0,2 (or 10:1,10:2)", err, errlen);
+		c->has |= CF_PRIORITIES;
+	} else if (!strcmp(key, "classid")) {
+		if (parse_classid(v, &c->classid_major))
+			return errf(err, errlen, "classid: '%s' is not a qdisc handle like 10: (or none)", v);
+		c->has |= CF_CLASSID;
+	} else if (!strcmp(key, "idle-timeout")) {
+		if (parse_duration_ms(v, &c->idle_timeout_ms))
+			return errf(err, errlen, "idle-timeout: '%s' is not a duration (e.g. 2500ms, 2.5s, 1m)", v);
+		c->has |= CF_IDLE_TIMEOUT;
+	} else if (!strcmp(key, "gc-interval")) {
+		if (parse_duration_ms(v, &c->gc_interval_ms))
+			return errf(err, errlen, "gc-interval: '%s' is not a duration (e.g. 2500ms, 2.5s, 1m)", v);
+		c->has |= CF_GC_INTERVAL;
+	} else if (!strcmp(key, "max-flows")) {
+		uint64_t n;
+
+		if (parse_size(v, &n) || n > UINT32_MAX)
+			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1Mi)", v);
+		c->max_flows = n;
+		c->has |= CF_MAX_FLOWS;
+	} else if (!strcmp(key, "udp")) {
+		i = name_index(udp_policy_names, v);
+		if (i < 0)
+			return errf(err, errlen, "udp: '%s' is not track, top or ignore", v);
+		c->udp_policy = i;
+		c->has |= CF_UDP;
+	} else if (!strcmp(key, "top-ports")) {
+		ret = parse_list_ports(v, c->top_ports, LIST_MAX, &c->ntop_ports);
+		if (ret)
+			return list_err(ret, key, v, "21,22,23 (or none)", err, errlen);
+		c->has |= CF_TOP_PORTS;
+	} else if (!strcmp(key, "untracked-priority")) {
+		if (parse_priority(v, &c->untracked_priority))
+			return errf(err, errlen, "untracked-priority: '%s' is not a priority (e.g. 0, or 10:3)", v);
+		c->has |= CF_UNTRACKED;
+	} else if (!strcmp(key, "app-priority")) {
+		i = name_index(app_prio_names, v);
+		if (i < 0)
+			return errf(err, errlen, "app-priority: '%s' is not keep or override", v);
+		c->app_priority = i;
+		c->has |= CF_APP_PRIO;
+	} else if (!strcmp(key, "idle-reset")) {
+		if (!strcmp(v, "off"))
+			c->idle_reset_ms = 0;
+		else if (parse_duration_ms(v, &c->idle_reset_ms))
+			return errf(err, errlen, "idle-reset: '%s' is not a duration (e.g. 1s) or off", v);
+		c->has |= CF_IDLE_RESET;
+	} else {
+		return errf(err, errlen, "unknown setting '%s' (see srffctl help)", key);
+	}
+	return 0;
+}
+
+/*
+ * An apply file: one "KEY VALUE" per line, "thresholds T1 T2 ..." taking
+ * several; blank lines and # comments are skipped. The whole file is read
+ * before anything is sent, and the first error names FILE:LINE.
+ */
+int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
+		      size_t errlen)
+{
+	char line[4096], msg[256];
+	unsigned int lineno = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *args[LIST_MAX + 2], *save = NULL, *tok, *hash;
+		int n = 0;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f))
+			return errf(err, errlen, "%s:%u: line too long", name, lineno);
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		for (tok = strtok_r(line, " \t\r\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\n", &save)) {
+			if (n == (int)(sizeof(args) / sizeof(args[0])))
+				return errf(err, errlen, "%s:%u: too many values", name, lineno);
+			args[n++] = tok;
+		}
+		if (!n)
+			continue;
+		if (!strcmp(args[0], "thresholds")) {
+			if (config_set_thresholds(c, args + 1, n - 1, msg, sizeof(msg)))
+				return errf(err, errlen, "%s:%u: %s", name, lineno, msg);
+			continue;
+		}
+		if (n != 2)
+			return errf(err, errlen, "%s:%u: '%s' takes one value, not %d",
+				    name, lineno, args[0], n - 1);
+		if (config_set_key(c, args[0], args[1], msg, sizeof(msg)))
+			return errf(err, errlen, "%s:%u: %s", name, lineno, msg);
+	}
+	if (ferror(f))
+		return errf(err, errlen, "%s: %s", name, strerror(errno));
+	if (!c->has)
+		return errf(err, errlen, "%s: no settings", name);
+	return 0;
+}
+
+static const char *exact_ms(uint32_t ms, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu32 "ms", ms);
+	return buf;
+}
+
+void config_print(const struct config *c, bool exact)
+{
+	const char *(*dur)(uint32_t, char *, size_t) = exact ? exact_ms : fmt_duration;
+	char b[64];
+	unsigned int i;
+
+	open_json_object(NULL);
+
+	print_text("thresholds");
+	open_json_array(PRINT_JSON, "thresholds");
+	for (i = 0; i < c->nthresholds; i++) {
+		print_uint(PRINT_JSON, NULL, NULL, c->thresholds[i]);
+		if (exact)
+			print_uint(PRINT_FP, NULL, " %" PRIu64, c->thresholds[i]);
+		else
+			print_string(PRINT_FP, NULL, " %s", fmt_size(c->thresholds[i], b, sizeof(b)));
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_text("\n");
+
+	print_text("priorities");
+	open_json_array(PRINT_JSON, "priorities");
+	for (i = 0; i < c->npriorities; i++) {
+		print_uint(PRINT_JSON, NULL, NULL, c->priorities[i]);
+		print_string(PRINT_FP, NULL, i ? ",%s" : " %s",
+			     fmt_priority(c->priorities[i], b, sizeof(b)));
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_text("\n");
+
+	print_uint(PRINT_JSON, "classid_major", NULL, c->classid_major);
+	if (c->classid_major)
+		print_uint(PRINT_FP, NULL, "classid %" PRIx64 ":\n", c->classid_major);
+	else
+		print_text("classid none\n");
+
+	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
+	print_string(PRINT_FP, NULL, "idle-timeout %s\n", dur(c->idle_timeout_ms, b, sizeof(b)));
+	print_uint(PRINT_JSON, "gc_interval_ms", NULL, c->gc_interval_ms);
+	print_string(PRINT_FP, NULL, "gc-interval %s\n", dur(c->gc_interval_ms, b, sizeof(b)));
+	print_uint(PRINT_ANY, "max_flows", "max-flows %" PRIu64 "\n", c->max_flows);
+	print_string(PRINT_ANY, "udp_policy", "udp %s\n",
+		     c->udp_policy <= SRFF_UDP_MAX ? udp_policy_names[c->udp_policy] : "?");
+
+	print_text("top-ports");
+	open_json_array(PRINT_JSON, "top_ports");
+	if (!c->ntop_ports)
+		print_text(" none");
+	for (i = 0; i < c->ntop_ports; i++)
+		print_uint(PRINT_ANY, NULL, i ? ",%" PRIu64 : " %" PRIu64, c->top_ports[i]);
+	close_json_array(PRINT_JSON, NULL);
+	print_text("\n");
+
+	print_uint(PRINT_JSON, "untracked_priority", NULL, c->untracked_priority);
+	print_string(PRINT_FP, NULL, "untracked-priority %s\n",
+		     fmt_priority(c->untracked_priority, b, sizeof(b)));
+	print_string(PRINT_ANY, "app_priority", "app-priority %s\n",
+		     c->app_priority <= SRFF_APP_PRIO_MAX ? app_prio_names[c->app_priority] : "?");
+	print_uint(PRINT_JSON, "idle_reset_ms", NULL, c->idle_reset_ms);
+	if (c->idle_reset_ms)
+		print_string(PRINT_FP, NULL, "idle-reset %s\n", dur(c->idle_reset_ms, b, sizeof(b)));
+	else
+		print_text("idle-reset off\n");
+
+	close_json_object();
+}
