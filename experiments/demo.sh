@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# experiments/demo.sh [TRIALS] [SCALE] (make demo): the three-file FTP
+# experiment end to end. Boots Debian's kernel under QEMU (scripts/vm),
+# runs every policy TRIALS times (default 3) in that one boot, then
+# analyses the captures on the host and prints the response-time table.
+# Results: experiments/results/ftp-<date>/ (report.md, plots, params, pcaps).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TRIALS=${1:-3}
+SCALE=${2:-1}
+run=experiments/results/ftp-$(date -u +%Y%m%d-%H%M%S)
+mkdir -p "$run"
+echo "=== FTP experiment: $TRIALS trials x 4 policies, scale $SCALE, results in $run" >&2
+scripts/vm experiments/ftp-guest.sh "$run" "$TRIALS" "$SCALE" 2>&1 |
+	grep --line-buffered -E '^\[ftp\]|rror' >&2
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "demo: the guest run failed (see above)" >&2; exit 1; }
+/usr/bin/python3 experiments/analyze.py "$run"
+echo "=== report: $run/report.md, plots: $run/response_times.png $run/throughput.png" >&2
