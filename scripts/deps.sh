@@ -13,7 +13,7 @@ PKGS=(
 	qemu-system-x86 busybox-static kmod
 	build-essential pkg-config clang libclang-rt-14-dev
 	libnl-3-dev libnl-genl-3-dev
-	iproute2 nftables tcpdump ethtool iputils-ping iperf3 jq procps
+	iproute2 nftables conntrack tcpdump ethtool iputils-ping iperf3 jq procps
 	vsftpd nginx-light curl
 	python3 python3-venv python3-dpkt python3-matplotlib python3-pytest
 )
