@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+"""experiments/web_analyze.py on synthetic request logs with known answers."""
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import web_analyze  # noqa: E402
+
+
+def write(run, policy, rnd, reqs):
+    with open(run / "requests" / ("%s-%d.jsonl" % (policy, rnd)), "w") as f:
+        for kind, size, d in reqs:
+            f.write(json.dumps({"kind": kind, "path": "/x", "bytes": size,
+                                "start": 10.0, "end": 10.0 + d}) + "\n")
+
+
+@pytest.fixture
+def run(tmp_path):
+    (tmp_path / "requests").mkdir()
+    (tmp_path / "params.json").write_text(json.dumps(
+        {"policies": ["unmarked", "srff-default"], "small_limit": 100000, "rate": "20mbit",
+         "rounds": 2, "seconds": 5, "kernel": "test"}))
+    # unmarked: small responses take 1.0 s, one outlier 5 s; srff: 0.25 s.
+    for rnd in (1, 2):
+        write(tmp_path, "unmarked", rnd,
+              [("short", 5000, 1.0)] * 49 + [("keepalive", 99999, 5.0 if rnd == 1 else 1.0)]
+              + [("short", 100000, 2.0), ("bulk", 8 << 20, 9.0)])
+        write(tmp_path, "srff-default", rnd,
+              [("short", 5000, 0.25)] * 50 + [("short", 200000, 3.0), ("bulk", 8 << 20, 9.5)])
+    return tmp_path
+
+
+def test_p99_nearest_rank():
+    assert web_analyze.p99(list(range(1, 101))) == 99
+    assert web_analyze.p99([3.0]) == 3.0
+    assert web_analyze.p99(list(range(1, 201))) == 198
+
+
+def test_classes_and_improvement(run):
+    params, times = web_analyze.load(str(run))
+    order, res = web_analyze.summarise(params, times)
+    assert order == ["unmarked", "srff-default"]
+    u, s = res["unmarked"], res["srff-default"]
+    # 100000 B is large (the limit is exclusive); bulk is apart.
+    assert u["small"]["n"] == 100 and u["large"]["n"] == 2 and u["bulk"]["n"] == 2
+    assert u["small_keepalive"]["n"] == 2
+    assert u["small"]["mean"] == pytest.approx((98 * 1.0 + 5.0 + 1.0) / 100)
+    assert u["small"]["p99"] == pytest.approx(1.0)
+    assert s["small"]["mean"] == pytest.approx(0.25)
+    assert s["small"]["mean_vs_base"] == pytest.approx((1.04 - 0.25) / 1.04 * 100)
+    # Slower is negative.
+    assert s["large"]["mean_vs_base"] == pytest.approx(-50.0)
+
+
+def test_report(run, capsys):
+    sys.argv = ["web_analyze.py", str(run)]
+    web_analyze.main()
+    out = capsys.readouterr().out
+    assert "| srff-default | small < 100 KB | 100 | 0.250 (+76 %) |" in out
+    for name in ("report.md", "results.json", "cdf.png"):
+        assert (run / name).stat().st_size > 0
+
+
+def test_no_small_responses_is_an_error(run):
+    write(run, "srff-default", 1, [("bulk", 8 << 20, 9.5)])
+    write(run, "srff-default", 2, [("bulk", 8 << 20, 9.5)])
+    sys.argv = ["web_analyze.py", str(run)]
+    with pytest.raises(SystemExit):
+        web_analyze.main()
