@@ -54,6 +54,12 @@ topology() {
 	tc -n "$RTR" qdisc add dev r1 parent 1:1 handle 10: prio
 	wait_for 20 ip netns exec "$SND" ping -c1 -W1 10.78.2.2 >/dev/null || fail "no route v4"
 	wait_for 20 ip netns exec "$SND" ping -6 -c1 -W1 fd78:2::2 >/dev/null || fail "no route v6"
+	# IPv6 routers do not fragment: SND must know the 1280-byte path MTU
+	# before the flood, or its first 1500-byte fragments draw a Packet Too
+	# Big and ping -f stops at that error (seen in CI under load).
+	wait_for 20 sh -c "ip netns exec $SND ping -6 -c1 -W1 -s 14720 fd78:2::2 >/dev/null 2>&1;
+		ip -n $SND -6 route get fd78:2::2 | grep -q 'mtu 1280'" ||
+		fail "SND never learnt the IPv6 path MTU"
 }
 
 # Traffic for $1 seconds, in the background.
