@@ -162,6 +162,13 @@ shaped_prio() {
 		bands "$bands" || fail "prio"
 }
 
+# wait_drained NS DEV: wait until DEV's root tbf holds nothing.  prio's
+# class counters grow at dequeue, so a test reads them only after this.
+wait_drained() {
+	wait_for 20 sh -c "tc -n $1 -s qdisc show dev $2 | grep -A2 '^qdisc tbf' | grep -q 'backlog 0b 0p'" ||
+		fail "qdisc on $2 did not drain"
+}
+
 # class_counters NS DEV: "band pkts bytes" lines for prio 10:'s classes.
 # (iproute2 6.1's `tc -j class show` is not JSON for every class kind, so
 # the text form is parsed; prio minors are hex.)

@@ -57,8 +57,7 @@ udp)
 	;;
 esac
 # The capture is written with -U; the qdisc is empty once tbf let it all go.
-wait_for 20 sh -c "tc -n $SND -s qdisc show dev veth0 | grep -A2 '^qdisc tbf' | grep -q 'backlog 0b 0p'" ||
-	fail "qdisc did not drain"
+wait_drained "$SND" veth0
 tcpdump_stop
 
 sim=$($PY "$TOOLS/pcap_bands.py" "$out/cap.pcap" --src-mac $(ip -n "$SND" -j link show veth0 | jq -r '.[0].address') --thresholds $TH $SIMARGS) || fail "pcap_bands"

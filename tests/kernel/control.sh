@@ -207,7 +207,8 @@ ports)
 	check "top-port flows are not tracked" test "$(srffctl -j flows port 5555 | jq length)" = 0
 	;;
 udp)
-	cnt() { class_counters "$SND" veth0 | awk -v b=$1 '$1 == b { print $2 }'; }
+	cnt() { wait_drained "$SND" veth0
+		class_counters "$SND" veth0 | awk -v b=$1 '$1 == b { print $2 }'; }
 	run srffctl set udp top || fail "udp top"
 	a=$(cnt 0)
 	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6100 50 1000 || fail

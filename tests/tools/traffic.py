@@ -5,7 +5,8 @@
   traffic.py tcp-sink PORT                  accept and discard, forever
   traffic.py tcp-send HOST PORT BYTES [--hold S]
                                             send BYTES, optionally keep the
-                                            connection open S seconds after
+                                            connection open S seconds after;
+                                            returns once the sink has it all
   traffic.py tcp-responses HOST PORT N SIZE GAP
                                             one connection, N bursts of SIZE
                                             bytes GAP seconds apart
@@ -44,6 +45,18 @@ def tcp_sink(a):
         threading.Thread(target=drain, args=(c,), daemon=True).start()
 
 
+def finish(s):
+    """Close s once the sink has read every byte (it closes on our FIN).
+
+    Then every data packet has left this host's qdisc and a test may read the
+    tc counters at once; close() alone returns with data still queued.
+    """
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(4096):
+        pass
+    s.close()
+
+
 def tcp_send(a):
     s = socket.create_connection((a.host, a.port), timeout=60)
     buf = b"x" * 65536
@@ -53,7 +66,7 @@ def tcp_send(a):
         left -= n
     if a.hold:
         time.sleep(a.hold)
-    s.close()
+    finish(s)
 
 
 def tcp_responses(a):
@@ -62,7 +75,7 @@ def tcp_responses(a):
         if i:
             time.sleep(a.gap)
         s.sendall(b"r" * a.size)
-    s.close()
+    finish(s)
 
 
 def udp_send(a):
