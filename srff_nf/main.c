@@ -79,6 +79,8 @@ void srff_stats_read(struct srff_net *sn, struct srff_stats *st)
 	st->fin_retired = atomic64_read(&sn->table.fin_retired);
 	st->flushed = atomic64_read(&sn->table.flushed);
 	st->gc_runs = atomic64_read(&sn->table.gc_runs);
+	st->gc_last_us = div_u64(atomic64_read(&sn->gc_last_ns), NSEC_PER_USEC);
+	st->gc_last_chain = READ_ONCE(sn->table.gc_last_chain);
 }
 
 static unsigned long gc_interval(struct srff_net *sn)
@@ -98,12 +100,15 @@ static void gc_worker(struct work_struct *work)
 	struct srff_net *sn = container_of(to_delayed_work(work),
 					   struct srff_net, gc_work);
 	unsigned long idle;
+	u64 t0;
 
 	rcu_read_lock();
 	idle = rcu_dereference(sn->config)->idle_timeout;
 	rcu_read_unlock();
 
+	t0 = ktime_get_ns();
 	srff_table_sweep(&sn->table, SRFF_SWEEP_GC, jiffies, idle);
+	atomic64_set(&sn->gc_last_ns, ktime_get_ns() - t0);
 	queue_delayed_work(system_power_efficient_wq, &sn->gc_work,
 			   gc_interval(sn));
 }
@@ -145,6 +150,7 @@ static int __net_init srff_net_init(struct net *net)
 	}
 
 	INIT_DEFERRABLE_WORK(&sn->gc_work, gc_worker);
+	atomic64_set(&sn->gc_last_ns, 0);
 
 	BUILD_BUG_ON(ARRAY_SIZE(srff_ops_template) != ARRAY_SIZE(sn->ops));
 	memcpy(sn->ops, srff_ops_template, sizeof(sn->ops));

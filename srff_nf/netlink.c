@@ -156,7 +156,9 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    put_u64(skb, SRFF_STATS_A_UNTRACKED_BYTES, s->untracked_bytes, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_IGNORED_PKTS, s->ignored_pkts, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_TOP_PORT_PKTS, s->top_port_pkts, SRFF_STATS_A_PAD) ||
-	    put_u64(skb, SRFF_STATS_A_GC_RUNS, st->gc_runs, SRFF_STATS_A_PAD))
+	    put_u64(skb, SRFF_STATS_A_GC_RUNS, st->gc_runs, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_GC_LAST_US, st->gc_last_us, SRFF_STATS_A_PAD) ||
+	    nla_put_u32(skb, SRFF_STATS_A_GC_LAST_CHAIN, st->gc_last_chain))
 		return -EMSGSIZE;
 
 	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);

@@ -63,6 +63,7 @@ struct srff_net {
 	struct srff_table table;
 	struct srff_pcpu_stats __percpu *stats;
 	struct delayed_work gc_work;
+	atomic64_t gc_last_ns;			/* the latest sweep's duration */
 	struct nf_hook_ops ops[2];		/* IPv4, IPv6; .priv = this */
 };
 
@@ -75,6 +76,8 @@ struct srff_stats {
 	u64 fin_retired;
 	u64 flushed;
 	u64 gc_runs;
+	u64 gc_last_us;
+	u32 gc_last_chain;
 };
 
 extern unsigned int srff_net_id;

@@ -59,6 +59,7 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 	atomic64_set(&t->fin_retired, 0);
 	atomic64_set(&t->flushed, 0);
 	atomic64_set(&t->gc_runs, 0);
+	t->gc_last_chain = 0;
 	return 0;
 }
 
@@ -157,7 +158,7 @@ static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout)
 {
-	unsigned int i, freed = 0, idle = 0, closed = 0;
+	unsigned int i, freed = 0, idle = 0, closed = 0, chain, longest = 0;
 	struct hlist_node *tmp;
 	struct srff_flow *f;
 
@@ -168,9 +169,11 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 		if (hlist_empty(&t->buckets[i]))
 			goto next;
 		spin_lock_bh(lock);
+		chain = 0;
 		hlist_for_each_entry_safe(f, tmp, &t->buckets[i], node) {
 			unsigned long last = READ_ONCE(f->last_seen);
 
+			chain++;
 			if (mode == SRFF_SWEEP_GC) {
 				if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) &&
 				    time_after_eq(now, last + SRFF_CLOSED_LINGER))
@@ -184,6 +187,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			freed++;
 		}
 		spin_unlock_bh(lock);
+		longest = max_t(unsigned int, longest, chain);
 next:
 		cond_resched();
 	}
@@ -193,6 +197,7 @@ next:
 		atomic64_add(idle, &t->gc_freed);
 		atomic64_add(closed, &t->fin_retired);
 		atomic64_inc(&t->gc_runs);
+		WRITE_ONCE(t->gc_last_chain, longest);
 		break;
 	case SRFF_SWEEP_FLUSH:
 		atomic64_add(freed, &t->flushed);

@@ -53,6 +53,7 @@ struct srff_table {
 	atomic64_t fin_retired;
 	atomic64_t flushed;
 	atomic64_t gc_runs;
+	unsigned int gc_last_chain;	/* longest chain of the latest GC */
 };
 
 /* A flow whose FIN/RST was seen is retired once idle this long, so that a

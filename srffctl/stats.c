@@ -17,6 +17,7 @@ struct stats {
 static struct nla_policy stats_policy[SRFF_STATS_A_MAX + 1] = {
 	[SRFF_STATS_A_FLOWS ... SRFF_STATS_A_GC_RUNS] = { .type = NLA_U32 },
 	[SRFF_STATS_A_BANDS] = { .type = NLA_NESTED },
+	[SRFF_STATS_A_GC_LAST_US ... SRFF_STATS_A_GC_LAST_CHAIN] = { .type = NLA_U32 },
 };
 
 static struct nla_policy band_policy[SRFF_BAND_A_MAX + 1] = {
@@ -36,8 +37,8 @@ static int stats_cb(struct nlattr **tb, void *arg)
 		fprintf(stderr, "%s: no statistics in the kernel's reply\n", prog);
 		return EXIT_ERROR;
 	}
-	for (int i = SRFF_STATS_A_FLOWS; i <= SRFF_STATS_A_GC_RUNS; i++) {
-		if (!s->tb[i])
+	for (int i = SRFF_STATS_A_FLOWS; i <= SRFF_STATS_A_MAX; i++) {
+		if (!s->tb[i] || i == SRFF_STATS_A_BANDS || i == SRFF_STATS_A_BAND)
 			continue;
 		s->v[i] = nla_len(s->tb[i]) >= 8 ? nla_get_u64(s->tb[i]) : nla_get_u32(s->tb[i]);
 	}
@@ -95,7 +96,9 @@ int cmd_stats(int argc, char **argv)
 	print_uint(PRINT_ANY, "untracked_bytes", " (%" PRIu64 " bytes)", s.v[SRFF_STATS_A_UNTRACKED_BYTES]);
 	print_uint(PRINT_ANY, "ignored_pkts", "  ignored by policy %" PRIu64, s.v[SRFF_STATS_A_IGNORED_PKTS]);
 	print_uint(PRINT_ANY, "top_port_pkts", "  top band by port %" PRIu64 "\n", s.v[SRFF_STATS_A_TOP_PORT_PKTS]);
-	print_uint(PRINT_ANY, "gc_runs", "gc runs %" PRIu64 "\n", s.v[SRFF_STATS_A_GC_RUNS]);
+	print_uint(PRINT_ANY, "gc_runs", "gc runs %" PRIu64, s.v[SRFF_STATS_A_GC_RUNS]);
+	print_uint(PRINT_ANY, "gc_last_us", "  last sweep %" PRIu64 " us", s.v[SRFF_STATS_A_GC_LAST_US]);
+	print_uint(PRINT_ANY, "gc_last_chain", "  longest chain %" PRIu64 "\n", s.v[SRFF_STATS_A_GC_LAST_CHAIN]);
 
 	print_text("%-5s %-9s %14s %18s\n", "band", "priority", "packets", "bytes");
 	open_json_array(PRINT_JSON, "bands");

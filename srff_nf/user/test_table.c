@@ -417,6 +417,38 @@ static void sweep_reschedules_per_bucket(void)
 	teardown(&t);
 }
 
+/*
+ * gc_last_chain is the longest chain the latest GC sweep held a lock over,
+ * counting the flows it kept and the ones it freed; flushes leave it alone.
+ */
+static void gc_reports_longest_chain(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	unsigned int b, n, longest = 0;
+	bool created;
+	u32 i;
+
+	setup(&t, 8, 1000);
+	CHECK_EQ(t.gc_last_chain, 0);
+	for (i = 0; i < 100; i++)
+		get(&t, i, i < 50 ? 1 : 1 + IDLE, &created);
+	for (b = 0; b <= t.hash_mask; b++) {
+		n = 0;
+		hlist_for_each_entry_rcu(f, &t.buckets[b], node)
+			n++;
+		longest = n > longest ? n : longest;
+	}
+	CHECK(longest >= 100 / 8);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + IDLE, IDLE), 50);
+	CHECK_EQ(t.gc_last_chain, longest);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, 0), 50);
+	CHECK_EQ(t.gc_last_chain, longest);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + IDLE, IDLE), 0);
+	CHECK_EQ(t.gc_last_chain, 0);
+	teardown(&t);
+}
+
 /* SipHash spreads sequential keys: no bucket is much longer than average. */
 static void hash_spreads_keys(void)
 {
@@ -566,6 +598,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(flush_counts),
 	SRFF_TEST(sweep_all_at_uninit),
 	SRFF_TEST(sweep_reschedules_per_bucket),
+	SRFF_TEST(gc_reports_longest_chain),
 	SRFF_TEST(hash_spreads_keys),
 	SRFF_TEST(walk_resumes_from_cursor),
 	SRFF_TEST(walk_empty_table),

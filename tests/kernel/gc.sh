@@ -4,7 +4,8 @@
 # gc.sh idle|fin: garbage collection.
 #  idle: idle_timeout 3 s, GC every 250 ms. A flow that stops sending is
 #        freed (gc_freed rises, it leaves the dump) while one that keeps
-#        sending every 100 ms stays, with its byte count intact.
+#        sending every 100 ms stays, with its byte count intact; the
+#        sweeps report their duration and longest chain.
 #  fin:  idle_timeout 10 min. A TCP connection that closed (FIN) is
 #        retired by the next GC (fin_retired) while an open, idle one stays.
 . "$(dirname "$0")/../lib.sh"
@@ -31,6 +32,10 @@ idle)
 	check "idle flow 6001 freed, busy 6002 kept: $(flow_ports)" test "$(flow_ports)" = "6002 "
 	bytes=$(srffctl -j flows | jq '.[] | select(.dport == 6002) | .bytes')
 	check "busy flow kept its count ($bytes bytes > 128 * 5)" test "$bytes" -gt 640
+	# Every sweep since has walked the busy flow's bucket.
+	st=$(srffctl -j stats)
+	check "the latest sweep timed: $(echo "$st" | jq -c '{gc_runs, gc_last_us, gc_last_chain}')" \
+		jq -e '.gc_runs >= 2 and .gc_last_us > 0 and .gc_last_chain >= 1' <<<"$st"
 	;;
 fin)
 	srff_load idle_timeout_ms=600000 gc_interval_ms=250

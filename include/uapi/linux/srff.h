@@ -115,6 +115,9 @@ enum srff_stats_attr {
 	SRFF_STATS_A_GC_RUNS,		/* u64 */
 	SRFF_STATS_A_BANDS,		/* nest of SRFF_STATS_A_BAND */
 	SRFF_STATS_A_BAND,		/* nest, enum srff_band_attr */
+	SRFF_STATS_A_GC_LAST_US,	/* u64: how long the latest GC sweep took */
+	SRFF_STATS_A_GC_LAST_CHAIN,	/* u32: most flows it examined under one
+					 * bucket lock (between reschedules) */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
