@@ -13,7 +13,7 @@ ROUNDS=${1:-3}
 SECS=${2:-20}
 run=experiments/results/web-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$run"
-echo "=== web experiment: $ROUNDS rounds x 4 policies x ${SECS}s, results in $run" >&2
+echo "=== web experiment: $ROUNDS rounds x ${SECS}s per policy, results in $run" >&2
 set +e
 scripts/vm experiments/web-guest.sh "$run" "$ROUNDS" "$SECS" 2>&1 |
 	grep --line-buffered -E '^\[web\]|rror' >&2

@@ -16,8 +16,10 @@
 # into mean and p99 completion times of small (< 100 KB) and large
 # responses and a CDF plot.
 # Policies: unmarked (prio, no srff), fq_codel, srff-default (thresholds
-# 1500,5000) and srff-idle-reset (the same with idle-reset 100ms, so a
-# kept-alive connection's next response starts in the top band again).
+# 1500,5000), srff-idle-reset (the same with idle-reset 100ms, so a
+# kept-alive connection's next response starts in the top band again) and
+# srff-tuned (thresholds at this mix's scale, 16 KB and 128 KB, with
+# idle-reset 100ms: a whole small response fits in the top two bands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -26,7 +28,7 @@ ROUNDS=${2:-3}
 SECONDS_PER=${3:-20}
 RATE=${WEB_RATE:-20mbit}
 SEED=${WEB_SEED:-1}
-POLICIES=${WEB_POLICIES:-"unmarked fq_codel srff-default srff-idle-reset"}
+POLICIES=${WEB_POLICIES:-"unmarked fq_codel srff-default srff-idle-reset srff-tuned"}
 CLIENTS=${WEB_CLIENTS:-"--short 8 --keepalive 4 --bulk 2 --think 0.2"}
 Q=$TOP/tc-scripts/srff-qdisc
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
@@ -120,6 +122,10 @@ policy_on() {
 	srff-idle-reset) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
 			 insmod srff_nf/srff.ko
 			 ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
+	srff-tuned) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
+		    insmod srff_nf/srff.ko
+		    ip netns exec "$SRV" srffctl/srffctl set-thresholds 16k 128k
+		    ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
 	*) say "unknown policy $1"; exit 2 ;;
 	esac
 }
