@@ -195,11 +195,16 @@ stat() { srffctl -j stats | jq -r ".$1"; }
 # tcpdump_start NS DEV FILE PEER_NS PEER_DEV: capture on DEV (a veth whose
 # peer is PEER_DEV in PEER_NS) until tcpdump_stop, ready on return.
 # --immediate-mode hands each frame to tcpdump at once (not when a ring block
-# times out) and -U writes it at once.
+# times out) and -U writes it at once. In immediate mode libpcap's ring has
+# one slot per frame, sized by the snapshot length: with -s 0 (256 KiB) and
+# the default 2 MiB buffer that is 8 slots, and a burst of small datagrams
+# under emulation overflowed it (CI: "7 packets dropped by kernel"). A
+# snapshot just over the largest GSO skb (64 KiB + headers) and a 64 MiB
+# buffer give ~900 slots; tcpdump_stop fails if any frame was dropped.
 tcpdump_start() {
 	local ns=$1 dev=$2 file=$3
 	TCPDUMP_PEER_NS=$4 TCPDUMP_PEER_DEV=$5
-	ip netns exec "$ns" tcpdump -i "$dev" --immediate-mode -U -n -s 0 \
+	ip netns exec "$ns" tcpdump -i "$dev" --immediate-mode -U -n -s 70000 -B 65536 \
 		-w "$file" 2>"$file.log" &
 	TCPDUMP_PID=$!
 	TCPDUMP_FILE=$file
@@ -223,4 +228,6 @@ tcpdump_stop() {
 	kill -INT "$TCPDUMP_PID" 2>/dev/null
 	wait "$TCPDUMP_PID" 2>/dev/null
 	log "tcpdump: $(grep -E 'captured|received|dropped' "$TCPDUMP_FILE.log" | tr '\n' ' ')"
+	grep -q '^0 packets dropped by kernel' "$TCPDUMP_FILE.log" ||
+		fail "the capture is incomplete: $(grep 'dropped by kernel' "$TCPDUMP_FILE.log")"
 }
