@@ -11,22 +11,13 @@ T_EMPTY of the first that did not (0 on timeout): the sweep ended between.
 The GC figures are read once that sweep has finished.
 Attribute numbers are read from the uapi header, so they cannot drift."""
 import os
-import re
 import struct
 import sys
 import time
 
 top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(top, "tests", "tools"))
-from genl import CMDS, Genl, parse_attrs  # noqa: E402
-
-
-def enum(name):
-    text = open(os.path.join(top, "include/uapi/linux/srff.h")).read()
-    body = re.search(r"enum %s \{(.*?)\};" % name, text, re.S).group(1)
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    names = [x.strip() for x in body.split(",") if x.strip()]
-    return {n: i for i, n in enumerate(names)}
+from genl import CMDS, Genl, parse_attrs, uapi_enum as enum  # noqa: E402
 
 
 A = enum("srff_attr")

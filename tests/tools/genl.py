@@ -14,6 +14,7 @@ GET_CONFIG the raw attribute payload in hex (to compare configurations).
 """
 import json
 import os
+import re
 import socket
 import struct
 import sys
@@ -23,13 +24,25 @@ GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
 CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
-NLM_F_REQUEST, NLM_F_ACK = 1, 4
-NLMSG_ERROR = 2
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
+NLM_F_DUMP_INTR = 0x10
+NLMSG_ERROR, NLMSG_DONE = 2, 3
 SOL_NETLINK = 270
 NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS = 1, 2
 NLA_F_NESTED = 0x8000
-CMDS = {"get-config": 1, "set-config": 2, "get-stats": 3, "flush": 5}
+CMDS = {"get-config": 1, "set-config": 2, "get-stats": 3, "get-flows": 4, "flush": 5}
+
+
+def uapi_enum(name):
+    """{member: value} of enum NAME in include/uapi/linux/srff.h, read from
+    the header itself so that attribute numbers cannot drift."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    text = open(os.path.join(top, "include/uapi/linux/srff.h")).read()
+    body = re.search(r"enum %s \{(.*?)\};" % name, text, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = [x.strip() for x in body.split(",") if x.strip()]
+    return {n: i for i, n in enumerate(names)}
 
 
 def attr(t, payload):
@@ -101,6 +114,27 @@ class Genl:
                 replies.append(body[4:])
                 data = data[(ln + 3) & ~3:]
         return err, replies
+
+    def dump(self, family, cmd):
+        """One dump: (error, [(nlmsg_flags, genl payload)...], intr), where
+        intr says whether any message, NLMSG_DONE included, carried
+        NLM_F_DUMP_INTR."""
+        self.seq += 1
+        msg = struct.pack("=IHHII", 20, family, NLM_F_REQUEST | NLM_F_DUMP,
+                          self.seq, 0) + struct.pack("=BBH", cmd, 1, 0)
+        self.s.send(msg)
+        out, intr = [], False
+        while True:
+            data = self.s.recv(1 << 20)
+            while data:
+                ln, typ, fl, seq, pid = struct.unpack_from("=IHHII", data)
+                intr |= bool(fl & NLM_F_DUMP_INTR)
+                if typ == NLMSG_DONE:
+                    return 0, out, intr
+                if typ == NLMSG_ERROR:
+                    return struct.unpack_from("=i", data, 16)[0], out, intr
+                out.append((fl, data[20:ln]))
+                data = data[(ln + 3) & ~3:]
 
     def family(self, name):
         err, rep = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,

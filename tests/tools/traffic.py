@@ -10,6 +10,10 @@
   traffic.py tcp-responses HOST PORT N SIZE GAP
                                             one connection, N bursts of SIZE
                                             bytes GAP seconds apart
+  traffic.py tcp-churn HOST PORT SECONDS [--on S] [--off S]
+                                            short connections (100 bytes
+                                            each) for ON seconds, none for
+                                            OFF seconds, over and over
   traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
   traffic.py udp-flows HOST COUNT [--base-port B]
                                             one datagram to each of COUNT ports
@@ -78,6 +82,20 @@ def tcp_responses(a):
     finish(s)
 
 
+def tcp_churn(a):
+    end = time.monotonic() + a.seconds
+    n = 0
+    while time.monotonic() < end:
+        burst = time.monotonic() + a.on
+        while time.monotonic() < min(burst, end):
+            s = socket.create_connection((a.host, a.port), timeout=60)
+            s.sendall(b"c" * 100)
+            finish(s)
+            n += 1
+        time.sleep(max(0, min(a.off, end - time.monotonic())))
+    print("tcp-churn: %d connections" % n, file=sys.stderr)
+
+
 def udp_send(a):
     s = socket.socket(family(a.host), socket.SOCK_DGRAM)
     if a.sport:
@@ -126,6 +144,9 @@ def main():
     q.add_argument("bytes", type=int); q.add_argument("--hold", type=float, default=0)
     q = sub.add_parser("tcp-responses"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("n", type=int); q.add_argument("size", type=int); q.add_argument("gap", type=float)
+    q = sub.add_parser("tcp-churn"); q.add_argument("host"); q.add_argument("port", type=int)
+    q.add_argument("seconds", type=float); q.add_argument("--on", type=float, default=0.5)
+    q.add_argument("--off", type=float, default=1.5)
     q = sub.add_parser("udp-send"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("count", type=int); q.add_argument("size", type=int)
     q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
@@ -134,7 +155,7 @@ def main():
     q = sub.add_parser("sentinel"); q.add_argument("dev"); q.add_argument("tag")
     a = p.parse_args()
     {"tcp-sink": tcp_sink, "tcp-send": tcp_send, "tcp-responses": tcp_responses,
-     "udp-send": udp_send, "udp-flows": udp_flows,
+     "tcp-churn": tcp_churn, "udp-send": udp_send, "udp-flows": udp_flows,
      "sentinel": sentinel}[a.cmd](a)
 
 
