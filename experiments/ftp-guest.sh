@@ -121,24 +121,7 @@ cat > "$OUT/params.json" <<EOF
 }
 EOF
 
-# capture_stop PID PCAP: SIGINT alone loses the frames tcpdump has not read
-# yet (the last ones of each transfer). A sentinel frame, sent by the server's
-# end of the link after them, past netfilter and the qdisc
-# (tests/tools/traffic.py), is in the file only once they are; then tcpdump
-# may stop.
-SENTINEL=0x88b5
-capture_stop() {
-	local i
-	ip netns exec "$SRV" python3 "$TOP/tests/tools/traffic.py" sentinel s0 stop
-	for i in $(seq 200); do
-		tcpdump -r "$2" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . && break
-		sleep 0.1
-	done
-	tcpdump -r "$2" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . ||
-		say "  the capture sentinel never reached $2: the capture may be short"
-	kill -INT "$1"
-	wait "$1" 2>/dev/null || true
-}
+. "$TOP/experiments/capture.sh"
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"
@@ -150,10 +133,7 @@ for t in $(seq 1 "$TRIALS"); do
 		policy_on "$p"
 		pcap=$OUT/pcap/$p-$t.pcap
 		mkdir -p "$OUT/pcap"
-		ip netns exec "$CLI" tcpdump -i c0 --immediate-mode -n -s 96 -B 16384 -U \
-			-w "$pcap" "tcp or ether proto $SENTINEL" 2>"$pcap.log" &
-		td=$!
-		for i in $(seq 100); do grep -q listening "$pcap.log" && break; sleep 0.1; done
+		capture_start "$CLI" c0 "$pcap" tcp
 		start=$(date +%s.%N)
 		fetch F3 & a=$!
 		sleep 2
@@ -165,9 +145,7 @@ for t in $(seq 1 "$TRIALS"); do
 		wait $b || ok=0
 		wait $c || ok=0
 		end=$(date +%s.%N)
-		capture_stop "$td" "$pcap"
-		drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$pcap.log")
-		[ "${drops:-0}" = 0 ] || say "  tcpdump dropped $drops packets (the analysis copes; see $pcap.log)"
+		capture_stop "$SRV" s0 "$pcap"
 		[ -e /sys/module/srff ] && ip netns exec "$SRV" "$TOP/srffctl/srffctl" -j stats > "$OUT/pcap/$p-$t.srff.json" 2>/dev/null || true
 		tc -n "$SRV" -s qdisc show dev s0 > "$OUT/pcap/$p-$t.tc.txt"
 		policy_off

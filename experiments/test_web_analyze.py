@@ -70,3 +70,60 @@ def test_no_small_responses_is_an_error(run):
     sys.argv = ["web_analyze.py", str(run)]
     with pytest.raises(SystemExit):
         web_analyze.main()
+
+
+def capture(path, conns):
+    """Write a client-side capture: conns is a list of (port, [(t, who,
+    flags, payload_len)...]) with who "c" (client to server) or "s"."""
+    import dpkt
+    from test_analyze import CLI, SRV, frame
+
+    pkts = []
+    for port, events in conns:
+        for t, who, flags, n in events:
+            if who == "c":
+                pkts.append((t, frame(CLI, SRV, port, 80, 1, flags, b"G" * n)))
+            else:
+                pkts.append((t, frame(SRV, CLI, 80, port, 1, flags, b"x" * n, snaplen=96)))
+    with open(path, "wb") as fh:
+        w = dpkt.pcap.Writer(fh)
+        for t, b in sorted(pkts, key=lambda p: p[0]):
+            w.writepkt(b, t)
+
+
+SYN, ACK = 0x02, 0x10
+
+
+def test_pcap_responses(tmp_path):
+    capture(tmp_path / "x.pcap", [
+        # A new connection: retransmitted SYN, a pure ACK, request, two data.
+        (40001, [(1.0, "c", SYN, 0), (2.0, "c", SYN, 0), (2.05, "c", ACK, 0),
+                 (2.1, "c", ACK, 80), (2.2, "s", ACK, 1000), (2.5, "s", ACK, 500),
+                 (2.6, "c", ACK, 0)]),
+        # Kept alive: two responses; the second request is retransmitted.
+        (40002, [(1.0, "c", SYN, 0), (1.1, "c", ACK, 80), (1.2, "s", ACK, 1448),
+                 (1.3, "s", ACK, 100), (2.0, "c", ACK, 80), (2.05, "c", ACK, 80),
+                 (2.4, "s", ACK, 700)]),
+        # One port, two connections: cannot be told apart, left out.
+        (40003, [(1.0, "c", SYN, 0), (1.1, "c", ACK, 80), (1.2, "s", ACK, 10),
+                 (3.0, "c", SYN, 0), (3.1, "c", ACK, 80), (3.2, "s", ACK, 10)]),
+    ])
+    r = web_analyze.pcap_responses(str(tmp_path / "x.pcap"))
+    assert set(r) == {40001, 40002}
+    assert r[40001] == [pytest.approx((1.0, 2.5))]
+    assert r[40002] == [pytest.approx((1.0, 1.3)), pytest.approx((2.0, 2.4))]
+
+
+def test_load_prefers_the_capture(run):
+    (run / "pcap").mkdir()
+    capture(run / "pcap" / "unmarked-1.pcap",
+            [(40001, [(1.0, "c", SYN, 0), (1.1, "c", ACK, 80), (1.7, "s", ACK, 5000)])])
+    with open(run / "requests" / "unmarked-1.jsonl", "w") as f:
+        for port, d in ((40001, 9.0), (40009, 2.0)):  # 40009 is not in the capture
+            f.write(json.dumps({"kind": "short", "path": "/x", "bytes": 5000, "start": 10.0,
+                                "end": 10.0 + d, "port": port, "nth": 0}) + "\n")
+    params, times = web_analyze.load(str(run))
+    assert params["timing"]["unmarked"] == {"pcap": 1, "client": 1 + 52}
+    # 0.7 s from the capture, 2.0 s by the client's clock (plus round 2's).
+    assert sorted(times["unmarked"]["small"])[:2] == [pytest.approx(0.7), 1.0]
+    assert 9.0 in times["unmarked"]["small_client"]

@@ -11,10 +11,12 @@
 # capped at 5 MB; seeded) to short-connection and keep-alive clients while
 # bulk clients download 8 MB files back to back (experiments/web_client.py).
 # Each policy runs SECONDS per round; rounds interleave the policies in one
-# boot. Every request's start, end and size is written to
-# OUTDIR/requests/POLICY-ROUND.jsonl; experiments/web_analyze.py turns them
-# into mean and p99 completion times of small (< 100 KB) and large
-# responses and a CDF plot.
+# boot. Every request's start, end, size and connection is written to
+# OUTDIR/requests/POLICY-ROUND.jsonl, and tcpdump on the client's side
+# captures the headers of every packet to OUTDIR/pcap/POLICY-ROUND.pcap;
+# experiments/web_analyze.py times each response from the capture and turns
+# the times into mean and p99 completion times of small (< 100 KB) and
+# large responses and a CDF plot.
 # Policies: unmarked (prio, no srff), fq_codel, srff-default (thresholds
 # 1500,5000), srff-idle-reset (the same with idle-reset 100ms, so a
 # kept-alive connection's next response starts in the top band again) and
@@ -34,6 +36,7 @@ Q=$TOP/tc-scripts/srff-qdisc
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { echo "[web] $*" >&2; }
+. "$TOP/experiments/capture.sh"
 
 work=$(mktemp -d /tmp/srff-web.XXXXXX)
 SRV=wsrv-$$ CLI=wcli-$$
@@ -48,7 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$work/www" "$work/tmp" "$OUT/requests"
+mkdir -p "$work/www" "$work/tmp" "$OUT/requests" "$OUT/pcap"
 chmod 755 "$work"	# nginx workers drop root
 mount -t tmpfs -o size=300m none "$work/www"
 # The file set: seeded, so every run serves the same sizes.
@@ -157,8 +160,10 @@ for r in $(seq 1 "$ROUNDS"); do
 		say "round $r/$ROUNDS, policy $p: ${SECONDS_PER}s of load"
 		policy_on "$p"
 		out=$OUT/requests/$p-$r.jsonl
+		capture_start "$CLI" c0 "$OUT/pcap/$p-$r.pcap" "tcp port 80"
 		ip netns exec "$CLI" python3 experiments/web_client.py 10.91.0.1 "$OUT/manifest.txt" \
 			"$out" --seconds "$SECONDS_PER" --seed $((SEED * 1000 + r)) $CLIENTS
+		capture_stop "$SRV" s0 "$OUT/pcap/$p-$r.pcap"
 		[ -e /sys/module/srff ] &&
 			ip netns exec "$SRV" srffctl/srffctl -j stats > "$OUT/requests/$p-$r.srff.json"
 		tc -n "$SRV" -s qdisc show dev s0 > "$OUT/requests/$p-$r.tc.txt"

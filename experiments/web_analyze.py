@@ -2,13 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """Completion times of the busy-web-server experiment.
 
-  web_analyze.py RUN_DIR     RUN_DIR holds params.json and requests/POLICY-ROUND.jsonl
+  web_analyze.py RUN_DIR     RUN_DIR holds params.json, requests/POLICY-ROUND.jsonl
+                             and pcap/POLICY-ROUND.pcap
+
+Each response is timed from the client-side capture: from the SYN of its
+connection (a new connection's first response) or from the request's first
+packet (a later one on a kept-alive connection) to the last payload byte the
+server sent before the next request. The client's log says which request
+was which (its local port and place on the connection) and how big the
+body was. A run without captures, or a request the capture cannot place, is
+timed by the client's own clock instead, and the report says how many were.
 
 Responses of the short-connection and keep-alive clients are split at
 params["small_limit"] bytes (100 KB) into small and large; the bulk
-clients' downloads are reported apart. Per policy: count, mean and p99 of
-the completion time (request start -> last byte) over all rounds, and the
-change against the first policy ("unmarked"). Writes RUN_DIR/results.json,
+clients' downloads are reported apart, and the small responses are shown
+once more as the client's clock saw them, as a cross-check. Per policy:
+count, mean and p99 of the completion time over all rounds, and the change
+against the first policy ("unmarked"). Writes RUN_DIR/results.json,
 RUN_DIR/report.md and RUN_DIR/cdf.png, and prints the table.
 """
 import json
@@ -25,20 +35,75 @@ def p99(v):
     return s[max(0, math.ceil(0.99 * len(s)) - 1)]
 
 
+HTTP_PORT = 80
+
+
+def pcap_responses(path):
+    """{client port: [(start, end), ...]}: each connection's responses in
+    order, from a capture on the client's side. A port that carried two
+    connections (a SYN after responses) is left out: its requests cannot be
+    told apart."""
+    import dpkt
+
+    conns, reused = {}, set()
+    with open(path, "rb") as f:
+        for ts, buf in dpkt.pcap.Reader(f):
+            ip = dpkt.ethernet.Ethernet(buf).data
+            if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
+                continue
+            tcp = ip.data
+            # -s 96 keeps headers only, and a frame may be a GSO
+            # super-packet: the payload length is the IP header's.
+            n = ip.len - ip.hl * 4 - tcp.off * 4
+            if tcp.dport == HTTP_PORT:  # client -> server
+                c = conns.get(tcp.sport)
+                if tcp.flags & dpkt.tcp.TH_SYN:
+                    if c is None:
+                        conns[tcp.sport] = {"syn": ts, "resp": []}
+                    elif c["resp"]:
+                        reused.add(tcp.sport)
+                    # else a retransmitted SYN: the first one starts it
+                elif n > 0 and c is not None and (not c["resp"] or c["resp"][-1][2]):
+                    # A request: the first packet after the previous
+                    # response's data (a retransmission of the request
+                    # comes before any, and starts nothing).
+                    c["resp"].append([ts if c["resp"] else c["syn"], None, 0])
+            elif tcp.sport == HTTP_PORT and n > 0:  # server -> client
+                c = conns.get(tcp.dport)
+                if c is not None and c["resp"]:
+                    c["resp"][-1][1] = ts
+                    c["resp"][-1][2] += n
+    return {p: [(r[0], r[1]) for r in c["resp"]]
+            for p, c in conns.items() if p not in reused}
+
+
 def load(run):
     params = json.load(open(os.path.join(run, "params.json")))
     limit = params.get("small_limit", 100000)
     times = {}  # policy -> class -> [seconds]
+    timing = {}  # policy -> {"pcap": n, "client": n}: how requests were timed
     rdir = os.path.join(run, "requests")
     for name in sorted(os.listdir(rdir)):
         m = re.match(r"(.+)-(\d+)\.jsonl$", name)
         if not m:
             continue
         t = times.setdefault(m.group(1), {"small": [], "large": [], "bulk": [],
-                                          "small_keepalive": []})
+                                          "small_keepalive": [], "small_client": []})
+        how = timing.setdefault(m.group(1), {"pcap": 0, "client": 0})
+        pcap = os.path.join(run, "pcap", name[:-len(".jsonl")] + ".pcap")
+        resp = pcap_responses(pcap) if os.path.exists(pcap) else {}
         for line in open(os.path.join(rdir, name)):
             r = json.loads(line)
             d = r["end"] - r["start"]
+            seen = resp.get(r.get("port"), [])
+            nth = r.get("nth", 0)
+            if nth < len(seen) and seen[nth][1] is not None:
+                d = seen[nth][1] - seen[nth][0]
+                how["pcap"] += 1
+            else:
+                how["client"] += 1
+            if r["kind"] != "bulk" and r["bytes"] < limit:
+                t["small_client"].append(r["end"] - r["start"])
             if r["kind"] == "bulk":
                 t["bulk"].append(d)
             elif r["bytes"] < limit:
@@ -47,6 +112,7 @@ def load(run):
                     t["small_keepalive"].append(d)
             else:
                 t["large"].append(d)
+    params["timing"] = timing
     return params, times
 
 
@@ -82,7 +148,8 @@ def fmt(s, key):
 def table(order, res):
     rows = ["| policy | class | n | mean (s) | p99 (s) |", "|---|---|---|---|---|"]
     for c, label in (("small", "small < 100 KB"), ("small_keepalive", "small, kept-alive"),
-                     ("large", "large >= 100 KB"), ("bulk", "bulk 8 MiB")):
+                     ("large", "large >= 100 KB"), ("bulk", "bulk 8 MiB"),
+                     ("small_client", "small, client's clock")):
         for p in order:
             s = res[p][c]
             rows.append("| %s | %s | %d | %s | %s |" % (p, label, s["n"], fmt(s, "mean"),
@@ -121,17 +188,22 @@ def main():
         if not times[p]["small"]:
             sys.exit("web_analyze: policy %s completed no small responses" % p)
     t = table(order, res)
+    timed = "Timed from the capture: " + ", ".join(
+        "%s %d of %d" % (p, params["timing"][p]["pcap"],
+                         params["timing"][p]["pcap"] + params["timing"][p]["client"])
+        for p in order) + " requests (the rest by the client's clock)."
     json.dump({"params": params, "completion_s": res}, open(os.path.join(run, "results.json"), "w"),
               indent=1)
     plot(run, order, times)
     with open(os.path.join(run, "report.md"), "w") as f:
         f.write("# Busy web server\n\nKernel %s, bottleneck %s, %d rounds of %s s per policy, "
                 "interleaved in one boot under QEMU (absolute times are slow; compare policies). "
-                "Percent: change against %s, positive is faster.\n\n%s\n\n![CDF](cdf.png)\n\n"
+                "Percent: change against %s, positive is faster.\n\n%s\n\n%s\n\n![CDF](cdf.png)\n\n"
                 "Parameters: `params.json`; file sizes: `manifest.txt`; every request: "
                 "`requests/`.\n" % (params.get("kernel"), params.get("rate"), params.get("rounds"),
-                                    params.get("seconds"), order[0], t))
+                                    params.get("seconds"), order[0], t, timed))
     print(t)
+    print(timed)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ run for S seconds, each in its own thread with its own seeded generator:
   bulk       B clients: download bulk files back to back
 Every completed request is one JSON line: kind, path, bytes, start and end
 (CLOCK_MONOTONIC seconds; start before connect for a new connection, before
-sending the request on a kept-alive one; end at the last body byte).
+sending the request on a kept-alive one; end at the last body byte), and
+port and nth: the connection's local port and the request's place on it
+(0, 1, ...), by which web_analyze.py finds it in the client-side capture.
 Exits non-zero if a request fails or returns short.
 """
 import argparse
@@ -45,7 +47,7 @@ class Client(threading.Thread):
         self.deadline, self.rng, self.think = deadline, random.Random(seed), think
         self.out, self.lock, self.errors = out, lock, errors
 
-    def one(self, conn, path, size):
+    def one(self, conn, nth, path, size):
         start = time.monotonic()
         if conn is None:
             c = http.client.HTTPConnection(self.host, 80, timeout=120)
@@ -53,6 +55,7 @@ class Client(threading.Thread):
         else:
             c = conn
             c.request("GET", path)
+        port = c.sock.getsockname()[1]
         resp = c.getresponse()
         n = read_all(resp)
         end = time.monotonic()
@@ -62,16 +65,19 @@ class Client(threading.Thread):
             raise RuntimeError("%s: status %d, %d of %d bytes" % (path, resp.status, n, size))
         with self.lock:
             self.out.write(json.dumps({"kind": self.kind, "path": path, "bytes": n,
-                                       "start": start, "end": end}) + "\n")
+                                       "start": start, "end": end, "port": port,
+                                       "nth": nth}) + "\n")
 
     def run(self):
         conn = None
         try:
             if self.kind == "keepalive":
                 conn = http.client.HTTPConnection(self.host, 80, timeout=120)
+            nth = 0
             while time.monotonic() < self.deadline:
                 path, size = self.rng.choice(self.files)
-                self.one(conn, path, size)
+                self.one(conn, nth if conn else 0, path, size)
+                nth += 1
                 if self.think:
                     time.sleep(self.rng.expovariate(1 / self.think))
         except Exception as e:  # noqa: BLE001 - reported, then the run fails

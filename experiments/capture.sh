@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# experiments/capture.sh: client-side tcpdump for the experiments' guest
+# scripts (sourced; they define say and TOP).
+#
+#   capture_start NS DEV PCAP FILTER   start tcpdump, wait until it listens;
+#                                      its pid is left in CAPTURE_PID
+#   capture_stop PEER_NS PEER_DEV PCAP stop it with nothing lost, then warn
+#                                      if the kernel dropped frames
+#
+# Headers only (-s 96: the analyses read lengths from the IP header, so
+# GSO super-packets count in full). In immediate mode libpcap gives each
+# frame a ring slot of the snaplen, so -B 16384 (16 MiB) holds any burst.
+
+SENTINEL=0x88b5
+
+capture_start() {
+	local i
+	ip netns exec "$1" tcpdump -i "$2" --immediate-mode -n -s 96 -B 16384 -U \
+		-w "$3" "$4 or ether proto $SENTINEL" 2>"$3.log" &
+	CAPTURE_PID=$!
+	for i in $(seq 100); do grep -q listening "$3.log" && break; sleep 0.1; done
+}
+
+# SIGINT alone loses the frames tcpdump has not read yet (the last ones of
+# each transfer). A sentinel frame, sent by the capture device's peer after
+# them, past netfilter and the qdisc (tests/tools/traffic.py), is in the
+# file only once they are; then tcpdump may stop.
+capture_stop() {
+	local i drops
+	ip netns exec "$1" python3 "$TOP/tests/tools/traffic.py" sentinel "$2" stop
+	for i in $(seq 200); do
+		tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . ||
+		say "  the capture sentinel never reached $3: the capture may be short"
+	kill -INT "$CAPTURE_PID"
+	wait "$CAPTURE_PID" 2>/dev/null || true
+	drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$3.log")
+	[ "${drops:-0}" = 0 ] || say "  tcpdump dropped $drops packets (the analysis copes; see $3.log)"
+}
