@@ -13,7 +13,12 @@
  *    as the module sizes it (srff_config_hash_buckets(): max_flows / 2,
  *    power of two, at least 256). The same is measured for the original
  *    (2003) design: one singly linked list searched from the head, new
- *    flows appended.
+ *    flows appended. Then the hash table once more with some locality:
+ *    the same order, but each flow sends a train of TRAIN packets back to
+ *    back, as a TCP sender emits a window.
+ *    "bench -p" runs only this part: bench/run runs it a second time with
+ *    glibc's malloc on transparent huge pages, as the kernel's slab sits in
+ *    its huge-page direct map.
  * 2. Memory per tracked flow, and in total at 1 M flows.
  * 3. Garbage collection of 1 M idle flows: the sweep's duration and the
  *    longest stretch between two cond_resched() calls.
@@ -40,6 +45,7 @@
 #define LIST_REPEATS	5
 #define LIST_WORK	100000000ULL	/* list nodes visited per repeat, about */
 #define GC_RUNS		3
+#define TRAIN		8		/* packets per flow back to back */
 #define IDLE		(HZ * 5 / 2)	/* the default idle_timeout, 2.5 s */
 
 static const u64 thresholds[] = { 1500, 5000 };	/* the module's defaults */
@@ -256,10 +262,33 @@ static unsigned int module_buckets(unsigned int max_flows)
 struct row {
 	u32 n;
 	unsigned int buckets;
-	struct stat parse, hash, list;
+	struct stat parse, hash, train, list;
 	double create_ns;
 	u64 list_pkts;
 };
+
+/* REPEATS passes of PKTS packets through @t, each flow of order[] sending
+ * @train packets back to back; ns/packet. */
+static struct stat time_table(struct srff_table *t, u32 train)
+{
+	unsigned int rep;
+	u64 ns[REPEATS];
+	u32 k;
+
+	for (rep = 0; rep < REPEATS; rep++) {
+		unsigned long s = 0;
+		u64 t0 = now_ns();
+
+		for (k = 0; k < PKTS; k++) {
+			if (!(k & 1023))
+				jiffies++;
+			s += hash_packet(t, order[k / train], jiffies);
+		}
+		ns[rep] = now_ns() - t0;
+		sink += s;
+	}
+	return summarise(ns, REPEATS, PKTS);
+}
 
 static void measure(struct row *r)
 {
@@ -295,19 +324,8 @@ static void measure(struct row *r)
 	r->create_ns = (double)(now_ns() - t0) / r->n;
 	if (srff_table_count(&t) != r->n)
 		abort();
-	for (rep = 0; rep < REPEATS; rep++) {
-		unsigned long s = 0;
-
-		t0 = now_ns();
-		for (k = 0; k < PKTS; k++) {
-			if (!(k & 1023))
-				jiffies++;
-			s += hash_packet(&t, order[k], jiffies);
-		}
-		ns[rep] = now_ns() - t0;
-		sink += s;
-	}
-	r->hash = summarise(ns, REPEATS, PKTS);
+	r->hash = time_table(&t, 1);
+	r->train = time_table(&t, TRAIN);
 	if (srff_table_count(&t) != r->n)
 		abort();
 	srff_table_uninit(&t);
@@ -633,9 +651,11 @@ static void print_cpu(void)
 		fclose(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const u32 sizes[] = { 1000, 100000, MAX_N };
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	bool per_packet_only = argc > 1 && !strcmp(argv[1], "-p");
 	struct row rows[3];
 	unsigned int i;
 	u64 t0 = now_ns();
@@ -646,6 +666,7 @@ int main(void)
 
 	printf("srff user-space benchmark: the module's flowkey.c + table.c over user/kernel.h,\n"
 	       "built with gcc -O2; one thread; HZ %d; thresholds 1500,5000; idle reset off\n", HZ);
+	printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset: 4 KiB pages)");
 	print_cpu();
 	printf("\n");
 	printf("1. Per-packet cost (parse + srff_table_get + srff_flow_account + srff_band, as hook.c)\n"
@@ -674,6 +695,17 @@ int main(void)
 	       rows[0].list.median / rows[0].hash.median,
 	       rows[1].list.median / rows[1].hash.median,
 	       rows[2].list.median / rows[2].hash.median);
+	printf("\n   With trains of %d packets per flow (the same flows and order, each flow's\n"
+	       "   packets back to back), ns/packet, median [min-max]:\n", TRAIN);
+	for (i = 0; i < 3; i++)
+		printf("   %7u  %7.1f [%6.1f-%6.1f]\n", rows[i].n, rows[i].train.median,
+		       rows[i].train.min, rows[i].train.max);
+	printf("   ratio 1M/1k flows with trains: %.2fx\n",
+	       rows[2].train.median / rows[0].train.median);
+	if (per_packet_only) {
+		printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
+		return 0;
+	}
 	printf("   '1st pkt': a flow's first packet, which creates it (allocation included), timed apart.\n");
 	printf("   The list's nodes are allocated back to back in creation order, its best case\n"
 	       "   (the hardware prefetcher follows them); its repeats are capped at ~%llu M node\n"
