@@ -104,14 +104,22 @@ def test_pcap_responses(tmp_path):
         (40002, [(1.0, "c", SYN, 0), (1.1, "c", ACK, 80), (1.2, "s", ACK, 1448),
                  (1.3, "s", ACK, 100), (2.0, "c", ACK, 80), (2.05, "c", ACK, 80),
                  (2.4, "s", ACK, 700)]),
-        # One port, two connections: cannot be told apart, left out.
+        # One port, two connections one after the other.
         (40003, [(1.0, "c", SYN, 0), (1.1, "c", ACK, 80), (1.2, "s", ACK, 10),
-                 (3.0, "c", SYN, 0), (3.1, "c", ACK, 80), (3.2, "s", ACK, 10)]),
+                 (3.0, "c", SYN, 0), (3.1, "c", ACK, 80), (3.4, "s", ACK, 10)]),
     ])
     r = web_analyze.pcap_responses(str(tmp_path / "x.pcap"))
-    assert set(r) == {40001, 40002}
-    assert r[40001] == [pytest.approx((1.0, 2.5))]
-    assert r[40002] == [pytest.approx((1.0, 1.3)), pytest.approx((2.0, 2.4))]
+    assert set(r) == {40001, 40002, 40003}
+    assert r[40001] == [[pytest.approx((1.0, 2.5))]]
+    assert r[40002] == [[pytest.approx((1.0, 1.3)), pytest.approx((2.0, 2.4))]]
+    assert r[40003] == [[pytest.approx((1.0, 1.2))], [pytest.approx((3.0, 3.4))]]
+
+
+def test_connection_ordinals():
+    rows = [{"port": 7, "nth": 0, "start": 5.0}, {"port": 7, "nth": 0, "start": 1.0},
+            {"port": 8, "nth": 1, "start": 3.0}, {"port": 8, "nth": 0, "start": 2.0},
+            {"port": 7, "nth": 1, "start": 6.0}]
+    assert web_analyze.connection_ordinals(rows) == {0: 1, 1: 0, 2: 0, 3: 0, 4: 1}
 
 
 def test_load_prefers_the_capture(run):

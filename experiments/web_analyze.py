@@ -39,13 +39,12 @@ HTTP_PORT = 80
 
 
 def pcap_responses(path):
-    """{client port: [(start, end), ...]}: each connection's responses in
-    order, from a capture on the client's side. A port that carried two
-    connections (a SYN after responses) is left out: its requests cannot be
-    told apart."""
+    """{client port: [[(start, end), ...], ...]}: per local port, the
+    connections it carried in order of their SYNs, and each connection's
+    responses in order, from a capture on the client's side."""
     import dpkt
 
-    conns, reused = {}, set()
+    conns = {}  # port -> [{"syn": t, "resp": [[start, end, bytes], ...]}, ...]
     with open(path, "rb") as f:
         for ts, buf in dpkt.pcap.Reader(f):
             ip = dpkt.ethernet.Ethernet(buf).data
@@ -56,25 +55,37 @@ def pcap_responses(path):
             # super-packet: the payload length is the IP header's.
             n = ip.len - ip.hl * 4 - tcp.off * 4
             if tcp.dport == HTTP_PORT:  # client -> server
-                c = conns.get(tcp.sport)
+                seq = conns.setdefault(tcp.sport, [])
+                c = seq[-1] if seq else None
                 if tcp.flags & dpkt.tcp.TH_SYN:
-                    if c is None:
-                        conns[tcp.sport] = {"syn": ts, "resp": []}
-                    elif c["resp"]:
-                        reused.add(tcp.sport)
-                    # else a retransmitted SYN: the first one starts it
+                    # A SYN after responses is the port's next connection;
+                    # before any, a retransmission: the first one starts it.
+                    if c is None or c["resp"]:
+                        seq.append({"syn": ts, "resp": []})
                 elif n > 0 and c is not None and (not c["resp"] or c["resp"][-1][2]):
                     # A request: the first packet after the previous
                     # response's data (a retransmission of the request
                     # comes before any, and starts nothing).
                     c["resp"].append([ts if c["resp"] else c["syn"], None, 0])
             elif tcp.sport == HTTP_PORT and n > 0:  # server -> client
-                c = conns.get(tcp.dport)
-                if c is not None and c["resp"]:
-                    c["resp"][-1][1] = ts
-                    c["resp"][-1][2] += n
-    return {p: [(r[0], r[1]) for r in c["resp"]]
-            for p, c in conns.items() if p not in reused}
+                seq = conns.get(tcp.dport)
+                if seq and seq[-1]["resp"]:
+                    seq[-1]["resp"][-1][1] = ts
+                    seq[-1]["resp"][-1][2] += n
+    return {p: [[(r[0], r[1]) for r in c["resp"]] for c in seq] for p, seq in conns.items()}
+
+
+def connection_ordinals(rows):
+    """For each request row, which connection on its local port it used
+    (0, 1, ...): a port's connections follow one another, and a row with
+    nth 0 opens the next one."""
+    out, opened = {}, {}
+    for i in sorted(range(len(rows)), key=lambda i: rows[i]["start"]):
+        port = rows[i].get("port")
+        if rows[i].get("nth", 0) == 0:
+            opened[port] = opened.get(port, -1) + 1
+        out[i] = opened.get(port, 0)
+    return out
 
 
 def load(run):
@@ -92,10 +103,12 @@ def load(run):
         how = timing.setdefault(m.group(1), {"pcap": 0, "client": 0})
         pcap = os.path.join(run, "pcap", name[:-len(".jsonl")] + ".pcap")
         resp = pcap_responses(pcap) if os.path.exists(pcap) else {}
-        for line in open(os.path.join(rdir, name)):
-            r = json.loads(line)
+        rows = [json.loads(line) for line in open(os.path.join(rdir, name))]
+        conn = connection_ordinals(rows)
+        for i, r in enumerate(rows):
             d = r["end"] - r["start"]
             seen = resp.get(r.get("port"), [])
+            seen = seen[conn[i]] if conn[i] < len(seen) else []
             nth = r.get("nth", 0)
             if nth < len(seen) and seen[nth][1] is not None:
                 d = seen[nth][1] - seen[nth][0]
