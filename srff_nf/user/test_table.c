@@ -555,6 +555,61 @@ static void walk_empty_table(void)
 	teardown(&t);
 }
 
+/*
+ * Why dumps are flagged: a link or unlink in front of the cursor, in the
+ * bucket a walk resumes in, shifts the cursor's position by one, so the
+ * resumed walk repeats a flow (link) or skips one (unlink). Both must move
+ * the generation, which is what netlink.c turns into NLM_F_DUMP_INTR.
+ * One bucket, so every flow shares the chain the cursor points into.
+ */
+static void walk_shift_is_seen_by_gen(void)
+{
+	const unsigned int nflows = 10, per_msg = 4;
+	unsigned int i, bucket, pos, gen, visits[12], skipped, repeated;
+	struct srff_table t;
+	bool created;
+	int unlink;
+
+	for (unlink = 0; unlink <= 1; unlink++) {
+		struct walk_ctx c = { .per_msg = per_msg, .visits = visits };
+
+		memset(visits, 0, sizeof(visits));
+		setup(&t, 1, 100);
+		/* Flows link at the head: flow 0 last, idle since jiffies 1. */
+		for (i = 1; i < nflows; i++)
+			get(&t, i, 1000, &created);
+		get(&t, 0, 1, &created);
+		bucket = 0;
+		pos = 0;
+		CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c),
+			     -EMSGSIZE);
+		CHECK_EQ(bucket, 0);
+		CHECK_EQ(pos, per_msg);
+		CHECK_EQ(visits[0], 1);		/* the head was in message 1 */
+		gen = atomic_read(&t.gen);
+
+		if (unlink)	/* GC takes flow 0, in front of the cursor */
+			CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + IDLE,
+						  IDLE), 1);
+		else		/* flow 10 links at the head */
+			get(&t, nflows, 1000, &created);
+		CHECK((unsigned int)atomic_read(&t.gen) != gen);
+
+		do {
+			c.in_msg = 0;
+		} while (srff_table_walk(&t, &bucket, &pos, walk_fn, &c));
+		skipped = repeated = 0;
+		for (i = 0; i < nflows; i++) {
+			skipped += visits[i] == 0;
+			repeated += visits[i] > 1;
+		}
+		CHECK_EQ(visits[nflows], 0);	/* linked behind the cursor */
+		CHECK_EQ(skipped, unlink ? 1 : 0);
+		CHECK_EQ(repeated, unlink ? 0 : 1);
+		teardown(&t);
+	}
+}
+
 /* The generation moves on every link and unlink, and on nothing else. */
 static void gen_counts_links_and_unlinks(void)
 {
@@ -602,6 +657,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(hash_spreads_keys),
 	SRFF_TEST(walk_resumes_from_cursor),
 	SRFF_TEST(walk_empty_table),
+	SRFF_TEST(walk_shift_is_seen_by_gen),
 	SRFF_TEST(gen_counts_links_and_unlinks),
 	{ NULL, NULL }
 };
