@@ -12,6 +12,11 @@
 #             configuration byte-for-byte unchanged; raw requests
 #             (tests/tools/genl.py) with unknown, oversized or misplaced
 #             attributes are refused by the kernel's policies with an ack
+#  fuzz       2 000 randomised requests (tests/tools/nlfuzz.py: edge values,
+#             wrong types and sizes, unknown attributes, duplicates) while
+#             TCP connections churn and a transfer runs: every refusal has a
+#             message and changes nothing, every accepted configuration obeys
+#             the family's rules, unmutated settings read back
 #  perms      an unprivileged user may read config and stats but not set,
 #             flush or dump (exit 3); root of a new user namespace may
 #             change its own network namespace
@@ -124,6 +129,28 @@ invalid)
 	r=$(ip netns exec "$SND" $GENL set-config 5:u32:700)
 	check "a well-formed raw request is accepted" test "$(echo "$r" | jq .error)" = 0
 	check "  and took effect" test "$(srffctl -j show | jq .idle_timeout_ms)" = 700
+	;;
+fuzz)
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 & BG_PIDS+=($!)
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-churn $RCV_IP4 5001 600 --on 0.5 --off 0.5 &
+	BG_PIDS+=($!)
+	wait_for 20 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j stats | jq .created) -ge 20 ]" ||
+		fail "no traffic"
+	created=$(stat created)
+	out=$(ip netns exec "$SND" $PY "$TOOLS/nlfuzz.py" -n 2000 --seed "${SRFF_FUZZ_SEED:-1}")
+	rc=$?
+	log "$(echo "$out" | jq -c 'del(.violations)')"
+	echo "$out" | jq -r '.violations[]?' | sed 's/^/#   /'
+	check "no request broke a rule (nlfuzz exit $rc)" test "$rc" = 0
+	check "  requests were accepted ($(echo "$out" | jq .accepted)) and refused ($(echo "$out" | jq .refused))" \
+		test "$(echo "$out" | jq '.accepted >= 50 and .refused >= 500')" = true
+	check "  refused for many reasons ($(echo "$out" | jq .messages) messages)" \
+		test "$(echo "$out" | jq '.messages >= 10')" = true
+	check "  the configuration was put back" test "$(echo "$out" | jq .restored)" = true
+	now=$(stat created)
+	check "traffic kept flowing ($((now - created)) flows created meanwhile)" test "$now" -gt "$created"
 	;;
 perms)
 	nobody() { ip netns exec "$SND" setpriv --reuid=65534 --regid=65534 --clear-groups "$SRFFCTL" "$@"; }
