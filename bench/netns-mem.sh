@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/netns-mem.sh [N]: what srff costs per network namespace, in the
+# guest (scripts/vm bench/netns-mem.sh). srff gives every namespace its own
+# table, sized when the namespace appears, so a host with many containers
+# pays that size once per container whether or not it sends much.
+#
+#   1. N namespaces without srff: what a namespace costs by itself;
+#   2. insmod srff: the module sets up a table in each of the N + 1;
+#   3. N more namespaces with srff loaded.
+# Kernel memory is Slab + VmallocUsed + Percpu from /proc/meminfo; MemFree is
+# shown beside it as a cross-check. Nothing is deleted, so no asynchronous
+# namespace cleanup runs during a measurement.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-100}
+KO=srff_nf/srff.ko
+
+kmem() { awk '/^(Slab|VmallocUsed|Percpu):/ { s += $2 } END { print s }' /proc/meminfo; }
+free_kb() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
+settle() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+grep -q '^srff ' /proc/modules && rmmod srff
+for i in $(seq "$N"); do ip netns del "memA$i" 2>/dev/null || true; done
+
+settle; k0=$(kmem); f0=$(free_kb)
+for i in $(seq "$N"); do ip netns add "memA$i"; done
+settle; k1=$(kmem); f1=$(free_kb)
+insmod "$KO"
+settle; k2=$(kmem); f2=$(free_kb)
+for i in $(seq "$N"); do ip netns add "memB$i"; done
+settle; k3=$(kmem); f3=$(free_kb)
+
+max_flows=$(srffctl/srffctl -j stats | jq .max_flows)
+buckets=1
+while [ "$buckets" -lt "$max_flows" ]; do buckets=$((buckets * 2)); done
+buckets=$((buckets / 2 > 256 ? buckets / 2 : 256))	# srff_config_hash_buckets()
+echo "guest: $(nproc) CPUs, $(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo) MiB;" \
+	"srff's default max_flows here: $max_flows, $buckets buckets"
+per() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+printf '%-56s %10s %10s\n' "KiB per namespace" "kernel" "MemFree"
+printf '%-56s %10s %10s\n' "a namespace, no srff ($N)" "$(per $((k1 - k0)) "$N")" "$(per $((f0 - f1)) "$N")"
+printf '%-56s %10s %10s\n' "insmod srff: its table in each of $((N + 1))" \
+	"$(per $((k2 - k1)) $((N + 1)))" "$(per $((f1 - f2)) $((N + 1)))"
+printf '%-56s %10s %10s\n' "a namespace with srff loaded ($N)" "$(per $((k3 - k2)) "$N")" "$(per $((f2 - f3)) "$N")"
+printf '%-56s %10s\n' "expected from the sizes (buckets x 8 B + 4 KiB locks)" \
+	"$(per $((buckets * 8 + 4096)) 1024)"
+
+rmmod srff
+for i in $(seq "$N"); do ip netns del "memA$i"; ip netns del "memB$i"; done
