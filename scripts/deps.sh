@@ -4,14 +4,15 @@
 # Install what building and testing srff needs on a Debian 12 machine:
 # Debian's kernel image and headers (the guest kernel and what the module
 # builds against), QEMU and busybox for virtme-ng, the tools the tests and
-# experiments drive, libnl for srffctl, clang for the fuzzer, and virtme-ng
-# in a venv. Quick and quiet when everything is already there.
+# experiments drive, libnl for srffctl, clang for the fuzzer, DKMS (and
+# openssl, which it signs modules with) for `make install`, and virtme-ng in
+# a venv. Quick and quiet when everything is already there.
 set -euo pipefail
 
 PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod
-	build-essential pkg-config clang libclang-rt-14-dev
+	build-essential pkg-config clang libclang-rt-14-dev dkms openssl
 	libnl-3-dev libnl-genl-3-dev
 	iproute2 nftables conntrack tcpdump ethtool iputils-ping iperf3 jq procps
 	vsftpd nginx-light curl
