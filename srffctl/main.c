@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * srffctl: show and change srff, the flow-size prioritiser, in the current
- * network namespace. See docs/srffctl.8.
+ * network namespace or, with -n NAME, in the named one (as ip -n). See
+ * docs/srffctl.8.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "srffctl.h"
 
@@ -29,14 +35,16 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: %s [-j [-p]] COMMAND [ARGS]\n\n", prog);
+	fprintf(f, "Usage: %s [-n NETNS] [-j [-p]] COMMAND [ARGS]\n\n", prog);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nset keys: thresholds T1,T2,... | priorities P0,P1,... | classid MAJOR:|none | idle-timeout DUR |\n"
 		   "  gc-interval DUR | max-flows N | udp track|top|ignore | top-ports P,P,...|none |\n"
 		   "  untracked-priority P | app-priority keep|override | idle-reset DUR|off\n"
 		   "Sizes: 1500, 1.5k, 5M (k, M, G = 1000^n), 4Mi (Ki, Mi, Gi = 1024^n).\n"
-		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms). Options: -j JSON, -p pretty JSON, -V version.\n"
+		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms).\n"
+		   "Options: -n NETNS the named network namespace (ip netns; or a path such as\n"
+		   "  /proc/PID/ns/net), -j JSON, -p pretty JSON, -V version.\n"
 		   "Exit: 0 ok, 1 rejected by the kernel, 2 usage, 3 not permitted, 4 srff not loaded.\n");
 }
 
@@ -52,15 +60,55 @@ void usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/*
+ * Enter network namespace @name before any netlink socket is opened, as
+ * "ip -n NAME" does: a name from "ip netns add" (/run/netns/NAME), or a
+ * path such as /proc/PID/ns/net.
+ */
+static void netns_enter(const char *name)
+{
+	char path[4096];
+	int fd;
+
+	if (!*name)
+		usage_error("-n needs a network namespace name");
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		fprintf(stderr, "%s: cannot open network namespace \"%s\": %s\n",
+			prog, name, strerror(err));
+		exit(err == EACCES || err == EPERM ? EXIT_PERM : EXIT_USAGE);
+	}
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int err = errno;
+
+		fprintf(stderr, "%s: cannot enter network namespace \"%s\": %s%s\n",
+			prog, name, strerror(err),
+			err == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+		exit(err == EPERM ? EXIT_PERM : EXIT_USAGE);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	bool json = false, pretty = false;
+	const char *netns = NULL;
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *o = argv[i];
 
-		if (!strcmp(o, "--json") || !strcmp(o, "-json")) {
+		if (!strcmp(o, "-n") || !strcmp(o, "-netns") || !strcmp(o, "--netns")) {
+			if (++i == argc)
+				usage_error("%s needs a network namespace name", o);
+			netns = argv[i];
+		} else if (!strcmp(o, "--json") || !strcmp(o, "-json")) {
 			json = true;
 		} else if (!strcmp(o, "--pretty") || !strcmp(o, "-pretty")) {
 			pretty = true;
@@ -102,6 +150,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		}
+		if (netns)
+			netns_enter(netns);
 		/* -j on a command that prints nothing is accepted and moot. */
 		print_init(json, pretty, stdout);
 		ret = commands[c].handler(argc - i, argv + i);

@@ -80,6 +80,18 @@ roundtrip)
 	echo "$saved" | ip netns exec "$SND" "$SRFFCTL" apply - || fail "apply"
 	check "apply restores the saved configuration" \
 		test "$(srffctl save)" = "$saved"
+	# -n NETNS, as ip -n: from the initial namespace, act on SND's srff.
+	check "srffctl -n $SND show reads SND's configuration" \
+		test "$("$SRFFCTL" -n "$SND" -j show)" = "$(srffctl -j show)"
+	check "  which is not the initial namespace's" \
+		test "$("$SRFFCTL" -n "$SND" -j show)" != "$("$SRFFCTL" -j show)"
+	run "$SRFFCTL" -n "$SND" set idle-reset 7s || fail "set with -n"
+	check "  set with -n changed SND" test "$(srffctl -j show | jq .idle_reset_ms)" = 7000
+	check "  and only SND" test "$("$SRFFCTL" -j show | jq .idle_reset_ms)" = 0
+	check "  a path works too" \
+		test "$("$SRFFCTL" -n "/run/netns/$SND" -j show | jq .idle_reset_ms)" = 7000
+	expect_rc 2 "-n with a namespace that does not exist" "$SRFFCTL" -n srff-no-such-ns show
+	check "  names it" grep -q "srff-no-such-ns" <<<"$LAST_OUT"
 	;;
 invalid)
 	before=$(ip netns exec "$SND" $GENL get-config | jq -r .reply)
@@ -155,6 +167,8 @@ fuzz)
 perms)
 	nobody() { ip netns exec "$SND" setpriv --reuid=65534 --regid=65534 --clear-groups "$SRFFCTL" "$@"; }
 	expect_rc 0 "unprivileged: show" nobody show
+	expect_rc 3 "unprivileged: -n (setns needs CAP_SYS_ADMIN)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$SRFFCTL" -n "$SND" show
 	expect_rc 0 "unprivileged: stats" nobody -j stats
 	expect_rc 3 "unprivileged: set refused" nobody set max-flows 100
 	expect_rc 3 "unprivileged: set-thresholds refused" nobody set-thresholds 10 20
