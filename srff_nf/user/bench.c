@@ -164,32 +164,38 @@ static struct stat summarise(u64 *ns, unsigned int n, u64 pkts_per_rep)
 
 /* ---- the packet path ------------------------------------------------------ */
 
+/* Pre-built packet @i through srff_flowkey_parse(), as hook.c parses. */
+static inline int parse_pkt(u32 i, struct srff_pkt *pkt)
+{
+	struct sk_buff skb = { .data = pkts + (size_t)i * SLOT, .len = pkt_len(i) };
+
+	return srff_flowkey_parse(&skb, 0, is_v6(i) ? AF_INET6 : AF_INET, pkt);
+}
+
 static inline unsigned int hash_packet(struct srff_table *t, u32 i,
 				       unsigned long now)
 {
-	struct sk_buff skb = { .data = pkts + (size_t)i * SLOT, .len = pkt_len(i) };
 	struct srff_flow *f;
 	struct srff_pkt pkt;
 	bool created;
 	u64 before;
 
-	if (srff_flowkey_parse(&skb, 0, is_v6(i) ? AF_INET6 : AF_INET, &pkt))
+	if (parse_pkt(i, &pkt))
 		return 0;
 	f = srff_table_get(t, &pkt.key, now, &created);
 	if (IS_ERR(f))
 		return 0;
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
-	before = srff_flow_account(f, skb.len, now, 0);
+	before = srff_flow_account(f, pkt_len(i), now, 0);
 	return srff_band(thresholds, 2, before);
 }
 
 static inline unsigned int parse_packet(u32 i)
 {
-	struct sk_buff skb = { .data = pkts + (size_t)i * SLOT, .len = pkt_len(i) };
 	struct srff_pkt pkt;
 
-	if (srff_flowkey_parse(&skb, 0, is_v6(i) ? AF_INET6 : AF_INET, &pkt))
+	if (parse_pkt(i, &pkt))
 		return 0;
 	return pkt.key.dport;
 }
@@ -223,19 +229,18 @@ static inline struct ideal_slot *ideal_slot(struct ideal_table *it,
 static inline unsigned int ideal_packet(struct ideal_table *it, u32 i,
 					unsigned long now)
 {
-	struct sk_buff skb = { .data = pkts + (size_t)i * SLOT, .len = pkt_len(i) };
 	struct ideal_slot *s;
 	struct srff_pkt pkt;
 	u64 before;
 
-	if (srff_flowkey_parse(&skb, 0, is_v6(i) ? AF_INET6 : AF_INET, &pkt))
+	if (parse_pkt(i, &pkt))
 		return 0;
 	s = ideal_slot(it, &pkt.key);
 	if (!srff_key_equal(&s->key, &pkt.key))
 		return 0;
 	if (s->last_seen != now)
 		s->last_seen = now;
-	before = __atomic_fetch_add(&s->bytes, skb.len, __ATOMIC_RELAXED);
+	before = __atomic_fetch_add(&s->bytes, pkt_len(i), __ATOMIC_RELAXED);
 	return srff_band(thresholds, 2, before);
 }
 
@@ -252,15 +257,12 @@ struct flow_list {
 	unsigned long count;
 };
 
-static struct list_flow *list_get(struct flow_list *l,
-				  const struct srff_key *key, unsigned long now)
+/* A new flow at the list's tail (the 2003 module appended). */
+static struct list_flow *list_append(struct flow_list *l,
+				     const struct srff_key *key, unsigned long now)
 {
-	struct list_flow *f;
+	struct list_flow *f = malloc(sizeof(*f));
 
-	for (f = l->head; f; f = f->next)
-		if (srff_key_equal(&f->key, key))
-			return f;
-	f = malloc(sizeof(*f));
 	if (!f)
 		return NULL;
 	f->next = NULL;
@@ -273,22 +275,32 @@ static struct list_flow *list_get(struct flow_list *l,
 	return f;
 }
 
+static struct list_flow *list_get(struct flow_list *l,
+				  const struct srff_key *key, unsigned long now)
+{
+	struct list_flow *f;
+
+	for (f = l->head; f; f = f->next)
+		if (srff_key_equal(&f->key, key))
+			return f;
+	return list_append(l, key, now);
+}
+
 static inline unsigned int list_packet(struct flow_list *l, u32 i,
 				       unsigned long now)
 {
-	struct sk_buff skb = { .data = pkts + (size_t)i * SLOT, .len = pkt_len(i) };
 	struct list_flow *f;
 	struct srff_pkt pkt;
 	u64 before;
 
-	if (srff_flowkey_parse(&skb, 0, is_v6(i) ? AF_INET6 : AF_INET, &pkt))
+	if (parse_pkt(i, &pkt))
 		return 0;
 	f = list_get(l, &pkt.key, now);
 	if (!f)
 		return 0;
 	f->last_seen = now;
 	before = f->bytes;
-	f->bytes += skb.len;
+	f->bytes += pkt_len(i);
 	return srff_band(thresholds, 2, before);
 }
 
@@ -323,9 +335,15 @@ struct row {
 	u64 list_pkts;
 };
 
-/* REPEATS passes of PKTS packets through @t, each flow of order[] sending
- * @train packets back to back; ns/packet. */
-static struct stat time_table(struct srff_table *t, u32 train)
+/*
+ * REPEATS passes of PKTS packets through @fn, each flow of order[] sending
+ * @train packets back to back; ns/packet. Always inlined with a constant
+ * @fn, so the compiler calls (and inlines) it directly: no indirect call
+ * is timed.
+ */
+static __attribute__((always_inline)) inline struct stat
+time_packets(unsigned int (*fn)(void *ctx, u32 i, unsigned long now),
+	     void *ctx, u32 train)
 {
 	unsigned int rep;
 	u64 ns[REPEATS];
@@ -338,7 +356,7 @@ static struct stat time_table(struct srff_table *t, u32 train)
 		for (k = 0; k < PKTS; k++) {
 			if (!(k & 1023))
 				jiffies++;
-			s += hash_packet(t, order[k / train], jiffies);
+			s += fn(ctx, order[k / train], jiffies);
 		}
 		ns[rep] = now_ns() - t0;
 		sink += s;
@@ -346,12 +364,29 @@ static struct stat time_table(struct srff_table *t, u32 train)
 	return summarise(ns, REPEATS, PKTS);
 }
 
-/* The one-line floor over @n flows, timed as time_table() times the table. */
+static inline unsigned int parse_fn(void *ctx, u32 i, unsigned long now)
+{
+	(void)ctx;
+	(void)now;
+	return parse_packet(i);
+}
+
+static inline unsigned int table_fn(void *t, u32 i, unsigned long now)
+{
+	return hash_packet(t, i, now);
+}
+
+static inline unsigned int ideal_fn(void *it, u32 i, unsigned long now)
+{
+	return ideal_packet(it, i, now);
+}
+
+/* The one-line floor over @n flows, timed as the table is. */
 static struct stat time_ideal(u32 n)
 {
 	struct ideal_table it;
-	unsigned int rep, hits = 0;
-	u64 ns[REPEATS];
+	unsigned int hits = 0;
+	struct stat st;
 	u32 k;
 
 	it.mask = roundup_pow_of_two(n) - 1;
@@ -361,32 +396,20 @@ static struct stat time_ideal(u32 n)
 	memset(it.slots, 0, ((size_t)it.mask + 1) * sizeof(*it.slots));
 	get_random_bytes(&it.secret, sizeof(it.secret));
 	for (k = 0; k < n; k++) {
-		struct sk_buff skb = { .data = pkts + (size_t)k * SLOT, .len = pkt_len(k) };
 		struct srff_pkt pkt;
 
-		if (srff_flowkey_parse(&skb, 0, is_v6(k) ? AF_INET6 : AF_INET, &pkt))
+		if (parse_pkt(k, &pkt))
 			abort();
 		ideal_slot(&it, &pkt.key)->key = pkt.key;
 	}
-	for (rep = 0; rep < REPEATS; rep++) {
-		unsigned long s = 0;
-		u64 t0 = now_ns();
-
-		for (k = 0; k < PKTS; k++) {
-			if (!(k & 1023))
-				jiffies++;
-			s += ideal_packet(&it, order[k], jiffies);
-		}
-		ns[rep] = now_ns() - t0;
-		sink += s;
-	}
+	st = time_packets(ideal_fn, &it, 1);
 	/* Most flows own their line; the rest shared one and did less work. */
 	for (k = 0; k <= it.mask; k++)
 		hits += it.slots[k].bytes != 0;
 	if (hits < n / 2)
 		abort();
 	free(it.slots);
-	return summarise(ns, REPEATS, PKTS);
+	return st;
 }
 
 static void measure(struct row *r)
@@ -401,16 +424,7 @@ static void measure(struct row *r)
 	shuffle_order(r->n);
 
 	/* Parse only: what reading the pre-built packets costs by itself. */
-	for (rep = 0; rep < REPEATS; rep++) {
-		unsigned long s = 0;
-
-		t0 = now_ns();
-		for (k = 0; k < PKTS; k++)
-			s += parse_packet(order[k]);
-		ns[rep] = now_ns() - t0;
-		sink += s;
-	}
-	r->parse = summarise(ns, REPEATS, PKTS);
+	r->parse = time_packets(parse_fn, NULL, 1);
 
 	/* Hash table: a first pass creates the flows, timed on its own. */
 	if (srff_table_init(&t, r->buckets, r->n))
@@ -423,8 +437,8 @@ static void measure(struct row *r)
 	r->create_ns = (double)(now_ns() - t0) / r->n;
 	if (srff_table_count(&t) != r->n)
 		abort();
-	r->hash = time_table(&t, 1);
-	r->train = time_table(&t, TRAIN);
+	r->hash = time_packets(table_fn, &t, 1);
+	r->train = time_packets(table_fn, &t, TRAIN);
 	if (srff_table_count(&t) != r->n)
 		abort();
 	srff_table_uninit(&t);
@@ -435,21 +449,10 @@ static void measure(struct row *r)
 
 	/* Linked list: built in one creation order, then looked up. */
 	for (k = 0; k < r->n; k++) {
-		struct sk_buff skb = { .data = pkts + (size_t)perm[k] * SLOT,
-				       .len = pkt_len(perm[k]) };
 		struct srff_pkt pkt;
-		struct list_flow *f = malloc(sizeof(*f));
 
-		if (!f || srff_flowkey_parse(&skb, 0, is_v6(perm[k]) ?
-					     AF_INET6 : AF_INET, &pkt))
+		if (parse_pkt(perm[k], &pkt) || !list_append(&l, &pkt.key, jiffies))
 			abort();
-		f->next = NULL;
-		f->key = pkt.key;
-		f->bytes = 0;
-		f->last_seen = jiffies;
-		*l.tail = f;
-		l.tail = &f->next;
-		l.count++;
 	}
 	/* Each lookup visits n/2 nodes on average: bound the work per repeat. */
 	r->list_pkts = clamp_t(u64, LIST_WORK * 2 / r->n, 100, PKTS);
