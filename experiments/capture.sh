@@ -27,14 +27,16 @@ capture_start() {
 # them, past netfilter and the qdisc (tests/tools/traffic.py), is in the
 # file only once they are; then tcpdump may stop.
 capture_stop() {
-	local i drops
+	local i drops seen=
 	ip netns exec "$1" python3 "$TOP/tests/tools/traffic.py" sentinel "$2" stop
 	for i in $(seq 200); do
-		tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . && break
+		if tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q .; then
+			seen=1
+			break
+		fi
 		sleep 0.1
 	done
-	tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q . ||
-		say "  the capture sentinel never reached $3: the capture may be short"
+	[ -n "$seen" ] || say "  the capture sentinel never reached $3: the capture may be short"
 	kill -INT "$CAPTURE_PID"
 	wait "$CAPTURE_PID" 2>/dev/null || true
 	drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$3.log")

@@ -22,8 +22,8 @@
 # kept-alive connection's next response starts in the top band again) and
 # srff-tuned (thresholds at this mix's scale, 16 KB and 128 KB, with
 # idle-reset 100ms: a whole small response fits in the top two bands).
-# srff-th-A-B is srff-tuned with thresholds A and B (srffctl's units, e.g.
-# srff-th-64k-512k), for threshold sweeps:
+# srff-th-A-B is that with thresholds A and B (srffctl's units; srff-tuned
+# is srff-th-16k-128k), for threshold sweeps:
 #   WEB_POLICIES="unmarked srff-th-4k-32k srff-th-64k-512k" experiments/web-demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -128,10 +128,7 @@ policy_on() {
 	srff-idle-reset) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
 			 insmod srff_nf/srff.ko
 			 ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
-	srff-tuned) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		    insmod srff_nf/srff.ko
-		    ip netns exec "$SRV" srffctl/srffctl set-thresholds 16k 128k
-		    ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
+	srff-tuned) policy_on srff-th-16k-128k ;;
 	srff-th-*-*) local a b
 		     IFS=- read -r _ _ a b <<<"$1"
 		     ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null

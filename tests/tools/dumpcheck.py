@@ -75,8 +75,8 @@ def main():
             sys.exit("dumpcheck: dump failed (%d)" % err)
         seen, nflows = stable_ports(replies, a.sport, a.base, a.count)
         res["dumps"] += 1
-        res["flows_min"] = min(nflows, res["flows_min"] or nflows)
-        res["flows_max"] = max(nflows, res["flows_max"] or 0)
+        res["flows_min"] = nflows if res["flows_min"] is None else min(nflows, res["flows_min"])
+        res["flows_max"] = nflows if res["flows_max"] is None else max(nflows, res["flows_max"])
         missing = a.count - len(seen)
         repeated = sum(1 for n in seen.values() if n > 1)
         if intr:
