@@ -221,9 +221,7 @@ def main():
         if len(bad) >= 10:
             break
     # Put the configuration back as it was, so later checks start clean.
-    c = decode(start)
-    restore = b"".join(encode(k, v) for k, v in c.items()
-                       if k in SCALARS or k in LISTS)
+    restore = b"".join(encode(k, v) for k, v in decode(start).items())
     (code, _), _ = g.request(fam, CMDS["set-config"], restore)
     out = dict(counts, messages=len(messages),
                top_messages=sorted(messages.items(), key=lambda kv: -kv[1])[:12],
