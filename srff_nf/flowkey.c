@@ -21,8 +21,21 @@ struct srff_frag_hdr {
 	__be32 identification;
 };
 
-static void parse_transport(const struct sk_buff *skb, unsigned int thoff,
-			    struct srff_pkt *pkt)
+/* Header bytes from @nhoff to the end of a transport header of @l4len at
+ * @thoff, and what follows them in @skb.
+ */
+static void set_lengths(const struct sk_buff *skb, unsigned int nhoff,
+			unsigned int thoff, unsigned int l4len,
+			struct srff_pkt *pkt)
+{
+	unsigned int end = thoff + l4len;
+
+	pkt->hdr_len = end - nhoff;
+	pkt->payload = skb->len > end ? skb->len - end : 0;
+}
+
+static void parse_transport(const struct sk_buff *skb, unsigned int nhoff,
+			    unsigned int thoff, struct srff_pkt *pkt)
 {
 	switch (pkt->key.proto) {
 	case IPPROTO_TCP: {
@@ -35,7 +48,11 @@ static void parse_transport(const struct sk_buff *skb, unsigned int thoff,
 		pkt->key.sport = th->source;
 		pkt->key.dport = th->dest;
 		pkt->tcp_fin_rst = th->fin || th->rst;
+		pkt->tcp_syn = th->syn;
 		pkt->has_ports = true;
+		/* A data offset under 5 words is malformed: count 20 bytes. */
+		set_lengths(skb, nhoff, thoff,
+			    th->doff > 5 ? th->doff * 4 : sizeof(*th), pkt);
 		return;
 	}
 	case IPPROTO_UDP:
@@ -49,6 +66,7 @@ static void parse_transport(const struct sk_buff *skb, unsigned int thoff,
 		pkt->key.sport = uh->source;
 		pkt->key.dport = uh->dest;
 		pkt->has_ports = true;
+		set_lengths(skb, nhoff, thoff, sizeof(*uh), pkt);
 		return;
 	}
 	}
@@ -72,7 +90,7 @@ static int parse_ipv4(const struct sk_buff *skb, unsigned int nhoff,
 		pkt->fragment = true;
 		return 0;
 	}
-	parse_transport(skb, nhoff + iph->ihl * 4, pkt);
+	parse_transport(skb, nhoff, nhoff + iph->ihl * 4, pkt);
 	return 0;
 }
 
@@ -142,7 +160,7 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 		}
 		default:
 			pkt->key.proto = nexthdr;
-			parse_transport(skb, off, pkt);
+			parse_transport(skb, nhoff, off, pkt);
 			return 0;
 		}
 	}
@@ -162,4 +180,19 @@ int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
 		return parse_ipv6(skb, nhoff, pkt);
 	}
 	return -EINVAL;
+}
+
+unsigned int srff_wire_len(const struct sk_buff *skb, unsigned int nhoff,
+			   const struct srff_pkt *pkt)
+{
+	unsigned int len = skb->len - nhoff, size, segs;
+
+	if (!skb_is_gso(skb) || !pkt->hdr_len)
+		return len;
+	size = skb_shinfo(skb)->gso_size;
+	/* From the payload, not gso_segs: what SKB_GSO_DODGY makes the qdisc
+	 * do, and never more segments than the bytes allow.
+	 */
+	segs = DIV_ROUND_UP(pkt->payload, size);
+	return segs > 1 ? len + (segs - 1) * pkt->hdr_len : len;
 }

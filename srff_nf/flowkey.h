@@ -12,6 +12,9 @@
  * whether or not they are the first, so all fragments of one datagram share
  * a band.
  *
+ * A TCP segment with no payload (SYN, SYN-ACK, pure ACK, RST, bare FIN) is
+ * told apart (payload == 0): srff creates no flow for it.
+ *
  * Headers are read only with skb_header_pointer(), so linear, paged and
  * frag_list skbs are all fine, and no byte past skb->len is ever read.
  */
@@ -34,7 +37,8 @@ struct srff_key {
 	__be16 dport;
 	u8 family;		/* AF_INET or AF_INET6 */
 	u8 proto;		/* IPPROTO_* (upper protocol for fragments) */
-	u8 pad[2];
+	__u16 inner;		/* 0; for a UDP tunnel's outer packets, a tag
+				 * of the inner flow (hook.c) */
 } __aligned(8);
 
 #define SRFF_KEY_WORDS (sizeof(struct srff_key) / sizeof(u64))
@@ -42,9 +46,13 @@ struct srff_key {
 /* What the packet path needs from one packet besides its key. */
 struct srff_pkt {
 	struct srff_key key;
+	unsigned int hdr_len;	/* IP (+ extension) + TCP/UDP header bytes;
+				 * 0 when the transport header was not read */
+	unsigned int payload;	/* TCP/UDP payload bytes in the whole skb */
 	bool fragment;		/* IPv4 MF/offset or IPv6 fragment header */
 	bool has_ports;		/* TCP/UDP header was read */
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
+	bool tcp_syn;		/* TCP SYN flag set (a new connection) */
 };
 
 /* IPv6 extension headers read before the transport header, at most. */
@@ -57,6 +65,14 @@ struct srff_pkt {
  */
 int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
 		       u8 family, struct srff_pkt *pkt);
+
+/*
+ * The bytes @skb puts on the wire at L3, as the qdisc counts them
+ * (qdisc_pkt_len_init): a GSO super-packet of n segments carries its
+ * IP and transport headers n times, not once.
+ */
+unsigned int srff_wire_len(const struct sk_buff *skb, unsigned int nhoff,
+			   const struct srff_pkt *pkt);
 
 static inline bool srff_key_equal(const struct srff_key *a,
 				  const struct srff_key *b)

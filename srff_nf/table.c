@@ -30,7 +30,7 @@ static spinlock_t *bucket_lock(struct srff_table *t, unsigned int bucket)
 }
 
 int srff_table_init(struct srff_table *t, unsigned int buckets,
-		    unsigned int max_flows)
+		    unsigned int max_flows, struct srff_table_shared *shared)
 {
 	unsigned int i, nlocks;
 
@@ -52,12 +52,14 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 	t->hash_mask = buckets - 1;
 	t->lock_mask = nlocks - 1;
 	t->max_flows = max_flows;
+	t->shared = shared;
 	atomic_set(&t->count, 0);
 	atomic_set(&t->gen, 0);
 	get_random_bytes(&t->secret, sizeof(t->secret));
 	atomic64_set(&t->gc_freed, 0);
 	atomic64_set(&t->fin_retired, 0);
 	atomic64_set(&t->flushed, 0);
+	atomic64_set(&t->evicted, 0);
 	atomic64_set(&t->gc_runs, 0);
 	t->gc_last_chain = 0;
 	return 0;
@@ -83,11 +85,73 @@ static struct srff_flow *bucket_find(struct hlist_head *head,
 	return NULL;
 }
 
+/* Reserve a slot in @t and in the host-wide count: false when either is
+ * at its cap, with nothing reserved.
+ */
+static bool slot_reserve(struct srff_table *t)
+{
+	struct srff_table_shared *sh = t->shared;
+
+	if ((unsigned int)atomic_inc_return(&t->count) > READ_ONCE(t->max_flows))
+		goto full;
+	if (sh && (unsigned int)atomic_inc_return(&sh->count) > READ_ONCE(sh->max)) {
+		atomic_dec(&sh->count);
+		goto full;
+	}
+	return true;
+full:
+	atomic_dec(&t->count);
+	return false;
+}
+
+static void slot_release(struct srff_table *t)
+{
+	if (t->shared)
+		atomic_dec(&t->shared->count);
+	atomic_dec(&t->count);
+}
+
+/* The flow for @key, or NULL. Caller holds rcu_read_lock. */
+struct srff_flow *srff_table_find(struct srff_table *t,
+				  const struct srff_key *key)
+{
+	return bucket_find(&t->buckets[flow_hash(t, key) & t->hash_mask], key);
+}
+
+/*
+ * The flow of @head that may make room for a newcomer: a closed flow, else
+ * the longest-idle one if idle SRFF_EVICT_MIN_IDLE. NULL when every flow of
+ * the bucket is busy.
+ */
+static struct srff_flow *bucket_victim(struct hlist_head *head,
+				       unsigned long now, spinlock_t *lock)
+{
+	struct srff_flow *f, *victim = NULL;
+	unsigned long oldest = now - SRFF_EVICT_MIN_IDLE;
+
+	lockdep_assert_held(lock);
+	hlist_for_each_entry_rcu(f, head, node, lockdep_is_held(lock)) {
+		unsigned long last = READ_ONCE(f->last_seen);
+
+		if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
+			return f;
+		if (time_before_eq(last, oldest)) {
+			oldest = last;
+			victim = f;
+		}
+	}
+	return victim;
+}
+
+static void flow_unlink(struct srff_table *t, struct srff_flow *f,
+			spinlock_t *lock);
+
 /*
  * The flow for @key, created if need be. Caller holds rcu_read_lock.
- * Returns ERR_PTR(-ENOSPC) when the table is at max_flows and
- * ERR_PTR(-ENOMEM) when the atomic allocation failed; nothing is left
- * allocated or reserved then.
+ * When the table (or the host) is at its cap, a closed or long-idle flow
+ * of the newcomer's bucket is evicted to make room. Returns
+ * ERR_PTR(-ENOSPC) when there was no room even so, ERR_PTR(-ENOMEM) when
+ * the atomic allocation failed; nothing is left allocated or reserved then.
  */
 struct srff_flow *srff_table_get(struct srff_table *t,
 				 const struct srff_key *key,
@@ -95,8 +159,8 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 {
 	unsigned int bucket = flow_hash(t, key) & t->hash_mask;
 	struct hlist_head *head = &t->buckets[bucket];
+	spinlock_t *lock = bucket_lock(t, bucket);
 	struct srff_flow *f, *old;
-	spinlock_t *lock;
 
 	*created = false;
 	f = bucket_find(head, key);
@@ -104,13 +168,35 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		return f;
 
 	/* Reserve a slot before allocating: the cap is never crossed. */
-	if ((unsigned int)atomic_inc_return(&t->count) > READ_ONCE(t->max_flows)) {
-		atomic_dec(&t->count);
-		return ERR_PTR(-ENOSPC);
+	if (unlikely(!slot_reserve(t))) {
+		struct srff_flow *victim;
+		bool room = false;
+
+		spin_lock_bh(lock);
+		old = bucket_find(head, key);
+		if (old) {
+			spin_unlock_bh(lock);
+			return old;
+		}
+		/* Evicting makes room only if the table is at its cap, not
+		 * above it (max_flows lowered at run time: GC brings the
+		 * count down), and the host-wide cap is then freed too.
+		 */
+		victim = srff_table_count(t) <= READ_ONCE(t->max_flows) ?
+			 bucket_victim(head, now, lock) : NULL;
+		if (victim) {
+			flow_unlink(t, victim, lock);
+			atomic64_inc(&t->evicted);
+			/* Another CPU may take the slot first: then refuse. */
+			room = slot_reserve(t);
+		}
+		spin_unlock_bh(lock);
+		if (!room)
+			return ERR_PTR(-ENOSPC);
 	}
 	f = kmem_cache_alloc(flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (unlikely(!f)) {
-		atomic_dec(&t->count);
+		slot_release(t);
 		return ERR_PTR(-ENOMEM);
 	}
 	f->key = *key;
@@ -119,13 +205,12 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 	f->created = now;
 	f->flags = 0;
 
-	lock = bucket_lock(t, bucket);
 	spin_lock_bh(lock);
 	old = bucket_find(head, key);	/* lost a race with another CPU? */
 	if (unlikely(old)) {
 		spin_unlock_bh(lock);
 		kmem_cache_free(flow_cache, f);
-		atomic_dec(&t->count);
+		slot_release(t);
 		return old;
 	}
 	hlist_add_head_rcu(&f->node, head);
@@ -146,7 +231,7 @@ static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 	lockdep_assert_held(lock);
 	hlist_del_rcu(&f->node);
 	atomic_inc(&t->gen);
-	atomic_dec(&t->count);
+	slot_release(t);
 	call_rcu(&f->rcu, flow_free_rcu);
 }
 

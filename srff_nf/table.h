@@ -14,9 +14,15 @@
  *   run in process context on local output and in softirq on forward).
  *   Insert re-checks the bucket under the lock, so a key is never in the
  *   table twice.
- * - `count` is reserved with atomic_inc_return() *before* anything is
- *   allocated and given back on every failure path: the table never holds,
- *   nor allocates for, more than max_flows flows.
+ * - `count` (and the host-wide `shared->count`, when the table has one)
+ *   is reserved with atomic_inc_return() *before* anything is allocated and
+ *   given back on every failure path: the table never holds, nor allocates
+ *   for, more than max_flows flows, nor all tables together more than
+ *   shared->max.
+ * - A full table makes room in the newcomer's bucket: a closed flow, or the
+ *   longest-idle one if it has been idle SRFF_EVICT_MIN_IDLE, is unlinked
+ *   under the bucket lock (srff_table_get). A flow that sends steadily is
+ *   never evicted, so a flood of one-packet flows cannot push it out.
  * - Unlinked flows are freed after an RCU grace period (call_rcu); module
  *   exit waits for them with rcu_barrier() before destroying the cache.
  * - The hash is SipHash-2-4 with a per-table random key, so a remote peer
@@ -40,18 +46,31 @@ struct srff_flow {
 	struct rcu_head rcu;
 };
 
+/* A cap shared by several tables: the host-wide limit on tracked flows. */
+struct srff_table_shared {
+	atomic_t count;			/* flows of every table, reserved */
+	unsigned int max;		/* READ_ONCE */
+};
+
 struct srff_table {
+	/* Read by every lookup, written only at init. */
 	struct hlist_head *buckets;
 	spinlock_t *locks;
 	unsigned int hash_mask;
 	unsigned int lock_mask;
 	unsigned int max_flows;		/* READ_ONCE: may change at run time */
-	atomic_t count;			/* flows linked or being linked */
-	atomic_t gen;			/* bumped on every link and unlink */
+	struct srff_table_shared *shared; /* NULL: no host-wide cap */
 	siphash_key_t secret;
-	atomic64_t gc_freed;
+	/* Written on every link and unlink: a line of their own, so that
+	 * inserts on one CPU do not evict the line every lookup reads.
+	 */
+	atomic_t count ____cacheline_aligned_in_smp; /* flows linked or being linked */
+	atomic_t gen;			/* bumped on every link and unlink */
+	/* Written by GC, flush and eviction only. */
+	atomic64_t gc_freed ____cacheline_aligned_in_smp;
 	atomic64_t fin_retired;
 	atomic64_t flushed;
+	atomic64_t evicted;		/* unlinked to make room for a new flow */
 	atomic64_t gc_runs;
 	unsigned int gc_last_chain;	/* longest chain of the latest GC */
 };
@@ -66,6 +85,11 @@ struct srff_table {
  */
 #define SRFF_MAX_LOCKS		1024
 
+/* A full table evicts a flow only once it has been idle this long: a flow
+ * that sends at least every 250 ms keeps its count.
+ */
+#define SRFF_EVICT_MIN_IDLE	(HZ / 4)
+
 enum srff_sweep {
 	SRFF_SWEEP_GC,		/* idle or closed flows; counted */
 	SRFF_SWEEP_FLUSH,	/* every flow; counted as flushed */
@@ -76,9 +100,11 @@ int srff_table_cache_init(void);
 void srff_table_cache_uninit(void);
 
 int srff_table_init(struct srff_table *t, unsigned int buckets,
-		    unsigned int max_flows);
+		    unsigned int max_flows, struct srff_table_shared *shared);
 void srff_table_uninit(struct srff_table *t);
 
+struct srff_flow *srff_table_find(struct srff_table *t,
+				  const struct srff_key *key);
 struct srff_flow *srff_table_get(struct srff_table *t,
 				 const struct srff_key *key,
 				 unsigned long now, bool *created);
@@ -94,21 +120,53 @@ static inline unsigned int srff_table_count(const struct srff_table *t)
 }
 
 /*
+ * Milliseconds from @then to @now, both jiffies: 64-bit (a u32 of ms wraps
+ * after 49.7 days), and 0 when @then is later than @now (a packet moved
+ * last_seen after the caller sampled @now).
+ */
+static inline u64 srff_ms_since(unsigned long then, unsigned long now)
+{
+	return time_after(then, now) ? 0 : jiffies64_to_msecs(now - then);
+}
+
+/* More than 7/8 full: time to collect early. */
+static inline bool srff_table_pressure(const struct srff_table *t)
+{
+	unsigned int max = READ_ONCE(t->max_flows);
+
+	return srff_table_count(t) > max - max / 8;
+}
+
+/*
  * Account @len bytes to @f and return what it had sent before them. With
  * a non-zero @idle_reset, a flow idle for that long starts again at 0, so
  * a new response on a kept-alive connection starts in the top band.
+ *
+ * The reset loses no bytes when CPUs race: bytes are only ever added, and
+ * the one CPU that moves last_seen past the idle gap (cmpxchg) subtracts
+ * what the flow had sent before the gap, @b. @b is read before last_seen,
+ * and every sender writes last_seen before adding (a fully ordered RMW), so
+ * a @b read while last_seen still showed the gap includes no packet sent
+ * after it: the packets that raced the reset stay counted.
  */
 static inline u64 srff_flow_account(struct srff_flow *f, unsigned int len,
 				    unsigned long now,
 				    unsigned long idle_reset)
 {
-	unsigned long last = READ_ONCE(f->last_seen);
+	unsigned long last;
+	s64 b = 0;
 
-	if (last != now)
-		WRITE_ONCE(f->last_seen, now);
+	if (idle_reset) {
+		b = atomic64_read(&f->bytes);
+		smp_rmb();	/* bytes, then last_seen */
+	}
+	last = READ_ONCE(f->last_seen);
+	SRFF_RACE_WINDOW();	/* where another CPU may account the same flow */
 	if (idle_reset && time_after_eq(now, last + idle_reset)) {
-		atomic64_set(&f->bytes, len);
-		return 0;
+		if (cmpxchg(&f->last_seen, last, now) == last)
+			atomic64_sub(b, &f->bytes);
+	} else if (last != now) {
+		WRITE_ONCE(f->last_seen, now);
 	}
 	return atomic64_fetch_add(len, &f->bytes);
 }
@@ -117,6 +175,18 @@ static inline void srff_flow_close(struct srff_flow *f)
 {
 	if (!test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
 		set_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
+}
+
+/* A SYN on a key the table still holds starts a new connection (a reused
+ * 4-tuple): it must not inherit the old one's count or closed flag.
+ */
+static inline void srff_flow_restart(struct srff_flow *f, unsigned long now)
+{
+	atomic64_set(&f->bytes, 0);
+	if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
+		clear_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
+	WRITE_ONCE(f->last_seen, now);
+	WRITE_ONCE(f->created, now);
 }
 
 #endif /* _SRFF_TABLE_H */

@@ -427,7 +427,7 @@ static void measure(struct row *r)
 	r->parse = time_packets(parse_fn, NULL, 1);
 
 	/* Hash table: a first pass creates the flows, timed on its own. */
-	if (srff_table_init(&t, r->buckets, r->n))
+	if (srff_table_init(&t, r->buckets, r->n, NULL))
 		abort();
 	perm = malloc(r->n * sizeof(*perm));
 	permutation(perm, r->n);
@@ -527,7 +527,7 @@ static void memory(void)
 	struct srff_key k = bench_key(0);
 
 	before = heap_in_use();
-	if (srff_table_init(&t, buckets, n))
+	if (srff_table_init(&t, buckets, n, NULL))
 		abort();
 	populate(&t, n, jiffies);
 	after = heap_in_use();
@@ -681,7 +681,7 @@ static void gc(void)
 		bool stretches = run >= GC_RUNS;
 		unsigned long t0 = jiffies;
 
-		if (srff_table_init(&t, buckets, n))
+		if (srff_table_init(&t, buckets, n, NULL))
 			abort();
 		populate(&t, n, t0);
 		count_chains(&t);

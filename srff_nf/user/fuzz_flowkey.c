@@ -55,14 +55,14 @@ struct model_flow {
 static struct srff_table table;
 static struct model_flow model[MAX_FLOWS];
 static unsigned int nmodel;
-static u64 m_gc_freed, m_fin_retired, m_flushed, m_gc_runs;
+static u64 m_gc_freed, m_fin_retired, m_flushed, m_gc_runs, m_evicted;
 static unsigned long inputs;
 
 static void setup(void)
 {
 	srff_user_warn_abort = true;
 	FUZZ_CHECK(srff_table_cache_init() == 0);
-	FUZZ_CHECK(srff_table_init(&table, BUCKETS, MAX_FLOWS) == 0);
+	FUZZ_CHECK(srff_table_init(&table, BUCKETS, MAX_FLOWS, NULL) == 0);
 	jiffies = ULONG_MAX - 50000;	/* cross the wrap during the run */
 }
 
@@ -73,7 +73,7 @@ static void check_pkt(const struct srff_pkt *p, u8 family, size_t len)
 
 	FUZZ_CHECK(k->family == family);
 	FUZZ_CHECK(len >= (family == AF_INET ? 20u : 40u));
-	FUZZ_CHECK(!k->pad[0] && !k->pad[1]);
+	FUZZ_CHECK(!k->inner);
 	if (family == AF_INET) {
 		FUZZ_CHECK(!memcmp((const u8 *)&k->saddr + 4, zero, 12));
 		FUZZ_CHECK(!memcmp((const u8 *)&k->daddr + 4, zero, 12));
@@ -119,6 +119,7 @@ static void model_check_counts(void)
 	FUZZ_CHECK((u64)atomic64_read(&table.fin_retired) == m_fin_retired);
 	FUZZ_CHECK((u64)atomic64_read(&table.flushed) == m_flushed);
 	FUZZ_CHECK((u64)atomic64_read(&table.gc_runs) == m_gc_runs);
+	FUZZ_CHECK((u64)atomic64_read(&table.evicted) == m_evicted);
 }
 
 static void sweep(enum srff_sweep mode, unsigned long now)
@@ -216,7 +217,31 @@ static void drive_table(const struct srff_pkt *p, unsigned int len, u8 op)
 	if (m) {
 		FUZZ_CHECK(f == m->f && !created);
 	} else if (nmodel >= READ_ONCE(table.max_flows)) {
-		FUZZ_CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC && !created);
+		if (IS_ERR(f)) {
+			FUZZ_CHECK(PTR_ERR(f) == -ENOSPC && !created);
+		} else {
+			/* Room was made: exactly one modelled flow is gone,
+			 * only at the cap (not above it), and it was closed or
+			 * idle long enough to be evicted.
+			 */
+			struct model_flow *gone = NULL;
+			unsigned int i;
+
+			FUZZ_CHECK(created && nmodel == READ_ONCE(table.max_flows));
+			for (i = 0; i < nmodel; i++) {
+				if (srff_table_find(&table, &model[i].key))
+					continue;
+				FUZZ_CHECK(!gone);
+				gone = &model[i];
+			}
+			FUZZ_CHECK(gone);
+			FUZZ_CHECK(gone->closed ||
+				   (long)(now - gone->last_seen - SRFF_EVICT_MIN_IDLE) >= 0);
+			m_evicted++;
+			*gone = (struct model_flow){ .f = f, .key = p->key,
+						     .last_seen = now };
+			m = gone;
+		}
 	} else {
 		FUZZ_CHECK(!IS_ERR(f) && created);
 		FUZZ_CHECK(srff_key_equal(&f->key, &p->key));

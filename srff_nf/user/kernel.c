@@ -234,6 +234,7 @@ u64 siphash(const void *data, size_t len, const siphash_key_t *key)
 
 unsigned long srff_user_resched_calls;
 void (*srff_user_resched_hook)(void);
+void (*srff_user_race_hook)(void);
 
 /* ---- sk_buff ------------------------------------------------------------ */
 

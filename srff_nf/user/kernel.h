@@ -79,6 +79,8 @@ typedef unsigned int slab_flags_t;
 #define __always_unused		__attribute__((__unused__))
 #define __rcu
 #define __percpu
+#define SMP_CACHE_BYTES		64
+#define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
 
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
@@ -226,6 +228,25 @@ static inline s64 atomic64_fetch_add(s64 i, atomic64_t *v)
 {
 	return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);
 }
+
+static inline void atomic64_sub(s64 i, atomic64_t *v)
+{
+	__atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_add(int i, atomic_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+/* cmpxchg(): fully ordered, returns the value found, as the kernel's. */
+#define cmpxchg(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __old = (old);				\
+	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	__old; })
+
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
 static inline void set_bit(long nr, volatile unsigned long *addr)
 {
@@ -456,6 +477,24 @@ extern unsigned long jiffies;
 	 ((long)((a) - (b)) >= 0))
 #define time_before_eq(a, b)	time_after_eq(b, a)
 
+/* SRFF_RACE_WINDOW() marks a point of the shared code where another CPU
+ * may run: a test sets srff_user_race_hook to run that CPU's work there,
+ * deterministically (the hook is cleared while it runs, so it runs once).
+ */
+extern void (*srff_user_race_hook)(void);
+#define SRFF_RACE_WINDOW() do {						\
+	void (*__hook)(void) = srff_user_race_hook;			\
+	if (__hook) {							\
+		srff_user_race_hook = NULL;				\
+		__hook();						\
+	}								\
+} while (0)
+
+static inline u64 jiffies64_to_msecs(u64 j)
+{
+	return j * 1000 / HZ;	/* HZ divides 1000 */
+}
+
 extern unsigned long srff_user_resched_calls;
 extern void (*srff_user_resched_hook)(void);
 
@@ -469,13 +508,28 @@ static inline int cond_resched(void)
 
 /* ---- sk_buff ------------------------------------------------------------ */
 
+struct skb_shared_info {
+	unsigned short gso_size;	/* payload bytes per segment; 0: not GSO */
+	unsigned short gso_segs;
+};
+
 struct sk_buff {
 	unsigned char *data;	/* the linear head: skb_headlen() bytes */
 	unsigned int len;	/* bytes in the packet, head and rest */
 	unsigned int data_len;	/* bytes past the head, all in frag */
 	unsigned char *frag;	/* those data_len bytes */
 	u32 priority;
+	struct skb_shared_info shinfo;
 };
+
+#define skb_shinfo(skb)		(&(skb)->shinfo)
+
+static inline bool skb_is_gso(const struct sk_buff *skb)
+{
+	return skb->shinfo.gso_size;
+}
+
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 
 static inline unsigned int skb_headlen(const struct sk_buff *skb)
 {

@@ -22,7 +22,7 @@ static void check_invariants(const struct srff_pkt *p)
 	const struct srff_key *k = &p->key;
 
 	CHECK(k->family == AF_INET || k->family == AF_INET6);
-	CHECK(!k->pad[0] && !k->pad[1]);
+	CHECK(!k->inner);
 	if (k->family == AF_INET) {
 		/* The key is hashed whole: bytes past an IPv4 address are 0. */
 		CHECK(!memcmp((const u8 *)&k->saddr + 4, zero, 12));
@@ -35,8 +35,10 @@ static void check_invariants(const struct srff_pkt *p)
 	if (p->has_ports)
 		CHECK(k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
 		      k->proto == IPPROTO_UDPLITE);
-	if (p->tcp_fin_rst)
+	if (p->tcp_fin_rst || p->tcp_syn)
 		CHECK(p->has_ports && k->proto == IPPROTO_TCP);
+	if (!p->has_ports)
+		CHECK(!p->hdr_len && !p->payload);
 }
 
 static int parse_one(const u8 *b, size_t len, size_t head, unsigned int nhoff,
@@ -683,7 +685,7 @@ static void key_equal_needs_every_byte(void)
 
 	CHECK_EQ(sizeof(struct srff_key), 40);
 	CHECK_EQ(SRFF_KEY_WORDS, 5);
-	CHECK_EQ(offsetof(struct srff_key, pad) + sizeof(a.pad), sizeof(a));
+	CHECK_EQ(offsetof(struct srff_key, inner) + sizeof(a.inner), sizeof(a));
 	for (i = 0; i < sizeof(a); i++)
 		((u8 *)&a)[i] = i * 7 + 1;
 	b = a;
@@ -696,6 +698,85 @@ static void key_equal_needs_every_byte(void)
 			CHECK(!srff_key_equal(&b, &a));
 		}
 	}
+}
+
+/* What a segment carries after its headers: SYNs, pure ACKs and RSTs carry
+ * nothing (no flow is created for them), data segments their payload.
+ */
+static void tcp_udp_payload_and_syn(void)
+{
+	u8 b[2200], s6[16], d6[16];
+	struct srff_pkt p;
+	size_t n;
+
+	n = pb_ipv4(b, SADDR4, DADDR4, IPPROTO_TCP, 0, 0, 20);
+	n += pb_tcp(b + n, 80, 40000, PB_SYN | PB_ACK);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET, &p), 0);
+	CHECK(p.tcp_syn && !p.tcp_fin_rst);
+	CHECK_EQ(p.hdr_len, 40);
+	CHECK_EQ(p.payload, 0);
+
+	n = pb_ipv4(b, SADDR4, DADDR4, IPPROTO_TCP, 0, 8, 20 + 1000);
+	n += pb_tcp(b + n, 80, 40000, PB_ACK | PB_PSH);
+	n += pb_fill(b + n, 1000);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET, &p), 0);
+	CHECK(!p.tcp_syn);
+	CHECK_EQ(p.hdr_len, 48);		/* 8 bytes of IP options */
+	CHECK_EQ(p.payload, 1000);
+
+	/* TCP options: the data offset says where the payload starts. */
+	b[20 + 8 + 12] = 8 << 4;		/* doff 8: 12 option bytes */
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET, &p), 0);
+	CHECK_EQ(p.hdr_len, 60);
+	CHECK_EQ(p.payload, 988);
+	b[20 + 8 + 12] = 2 << 4;		/* malformed: counted as 20 */
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET, &p), 0);
+	CHECK_EQ(p.hdr_len, 48);
+
+	pb_addr6(s6, SADDR4);
+	pb_addr6(d6, DADDR4);
+	n = pb_ipv6(b, s6, d6, IPPROTO_DSTOPTS, 16 + 8 + 30);
+	n += pb_ext6(b + n, IPPROTO_DSTOPTS, IPPROTO_UDP, 16);
+	n += pb_udp(b + n, 443, 50000, 30);
+	n += pb_fill(b + n, 30);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET6, &p), 0);
+	CHECK_EQ(p.hdr_len, 40 + 16 + 8);
+	CHECK_EQ(p.payload, 30);
+
+	/* A fragment has no transport header to count. */
+	n = pb_ipv4(b, SADDR4, DADDR4, IPPROTO_UDP, PB_IP_MF, 0, 1000);
+	n += pb_fill(b + n, 1000);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET, &p), 0);
+	CHECK(p.fragment && !p.hdr_len && !p.payload);
+}
+
+/* A GSO super-packet puts its headers on the wire once per segment. */
+static void wire_len_counts_headers_per_segment(void)
+{
+	u8 b[64 + 4000];
+	struct sk_buff *skb;
+	struct srff_pkt p;
+	size_t n;
+
+	n = pb_ipv4(b, SADDR4, DADDR4, IPPROTO_TCP, 0, 0, 20 + 4000);
+	n += pb_tcp(b + n, 80, 40000, PB_ACK);
+	n += pb_fill(b + n, 4000);
+	skb = srff_user_skb_new(b, n, 60);
+	CHECK(skb);
+	if (!skb)
+		return;
+	CHECK_EQ_INT(srff_flowkey_parse(skb, 0, AF_INET, &p), 0);
+	CHECK_EQ(srff_wire_len(skb, 0, &p), 4040);	/* not GSO */
+	skb_shinfo(skb)->gso_size = 1448;		/* 3 segments */
+	CHECK_EQ(srff_wire_len(skb, 0, &p), 4040 + 2 * 40);
+	skb_shinfo(skb)->gso_size = 4000;		/* one: as sent */
+	CHECK_EQ(srff_wire_len(skb, 0, &p), 4040);
+	skb_shinfo(skb)->gso_size = 1000;		/* exactly 4 */
+	CHECK_EQ(srff_wire_len(skb, 0, &p), 4040 + 3 * 40);
+	/* No transport header read: nothing to repeat. */
+	p.hdr_len = 0;
+	CHECK_EQ(srff_wire_len(skb, 0, &p), 4040);
+	srff_user_skb_free(skb);
 }
 
 const struct srff_test srff_tests_flowkey[] = {
@@ -716,5 +797,7 @@ const struct srff_test srff_tests_flowkey[] = {
 	SRFF_TEST(ipv6_portless),
 	SRFF_TEST(truncated_at_every_length),
 	SRFF_TEST(key_equal_needs_every_byte),
+	SRFF_TEST(tcp_udp_payload_and_syn),
+	SRFF_TEST(wire_len_counts_headers_per_segment),
 	{ NULL, NULL }
 };

@@ -4,6 +4,7 @@
  * the resumable walk. Every test tears its table down, and test_main.c
  * then fails it if a flow, an array or an RCU callback was left behind.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "kernel.h"
@@ -16,7 +17,7 @@ static void setup(struct srff_table *t, unsigned int buckets,
 		  unsigned int max_flows)
 {
 	CHECK_EQ_INT(srff_table_cache_init(), 0);
-	CHECK_EQ_INT(srff_table_init(t, buckets, max_flows), 0);
+	CHECK_EQ_INT(srff_table_init(t, buckets, max_flows, NULL), 0);
 }
 
 static void teardown(struct srff_table *t)
@@ -83,7 +84,7 @@ static void table_init_enomem(void)
 
 	for (nth = 1; nth <= 2; nth++) {
 		srff_user_kv_fail_nth = nth;
-		CHECK_EQ_INT(srff_table_init(&t, 64, 100), -ENOMEM);
+		CHECK_EQ_INT(srff_table_init(&t, 64, 100, NULL), -ENOMEM);
 		CHECK_EQ(srff_user_kv_live, 0);
 	}
 	srff_user_kv_fail_nth = 0;
@@ -638,6 +639,230 @@ static void gen_counts_links_and_unlinks(void)
 	teardown(&t);
 }
 
+/* A full table makes room in the newcomer's bucket: a closed flow first,
+ * else the longest-idle one, but never a flow that sent within
+ * SRFF_EVICT_MIN_IDLE.
+ */
+static void full_table_evicts_closed_then_idle(void)
+{
+	const unsigned long t0 = 1000, later = t0 + SRFF_EVICT_MIN_IDLE + 5;
+	struct srff_flow *f;
+	struct srff_table t;
+	struct srff_key k;
+	bool created;
+	u32 i;
+
+	setup(&t, 1, 4);		/* one bucket: every flow collides */
+	for (i = 0; i < 4; i++)
+		CHECK(!IS_ERR(get(&t, i, t0, &created)) && created);
+	/* Every flow busy: the newcomer is refused, nothing evicted. */
+	f = get(&t, 10, t0 + 1, &created);
+	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
+	CHECK_EQ(atomic64_read(&t.evicted), 0);
+
+	/* A closed flow goes first, however recently it sent. */
+	k = key(2);
+	srff_flow_close(srff_table_find(&t, &k));
+	CHECK(!IS_ERR(get(&t, 10, t0 + 1, &created)) && created);
+	CHECK(srff_table_find(&t, &k) == NULL);
+	CHECK_EQ(atomic64_read(&t.evicted), 1);
+	CHECK_EQ(srff_table_count(&t), 4);
+
+	/* Flows 0 and 1 keep sending; 3 (idle since t0) is older than 10. */
+	for (i = 0; i < 2; i++) {
+		k = key(i);
+		srff_flow_account(srff_table_find(&t, &k), 100, later, 0);
+	}
+	CHECK(!IS_ERR(get(&t, 11, later, &created)) && created);
+	k = key(3);
+	CHECK(srff_table_find(&t, &k) == NULL);
+	for (i = 0; i < 2; i++) {
+		k = key(i);
+		CHECK(srff_table_find(&t, &k) != NULL);
+	}
+	k = key(10);
+	CHECK(srff_table_find(&t, &k) != NULL);
+	CHECK_EQ(atomic64_read(&t.evicted), 2);
+	CHECK_EQ(srff_table_count(&t), 4);
+
+	/* Cap lowered below the count: evicting one would not make room, so
+	 * nothing is evicted (GC brings the count down).
+	 */
+	WRITE_ONCE(t.max_flows, 2);
+	f = get(&t, 12, later + 10 * HZ, &created);
+	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
+	CHECK_EQ(atomic64_read(&t.evicted), 2);
+	CHECK_EQ(srff_table_count(&t), 4);
+	synchronize_rcu();
+	CHECK_EQ(srff_user_slab_live, 4);	/* the victims were freed */
+	teardown(&t);
+}
+
+/* A host-wide cap bounds several tables together, each still by its own. */
+static void shared_cap_bounds_all_tables(void)
+{
+	struct srff_table_shared sh = { .count = ATOMIC_INIT(0), .max = 6 };
+	struct srff_table a, b;
+	struct srff_flow *f;
+	bool created;
+	u32 i;
+
+	CHECK_EQ_INT(srff_table_cache_init(), 0);
+	CHECK_EQ_INT(srff_table_init(&a, 16, 5, &sh), 0);
+	CHECK_EQ_INT(srff_table_init(&b, 16, 5, &sh), 0);
+	for (i = 0; i < 5; i++)
+		CHECK(!IS_ERR(get(&a, i, 1, &created)) && created);
+	CHECK(IS_ERR(get(&a, 5, 1, &created)));		/* a's own cap */
+	CHECK(!IS_ERR(get(&b, 0, 1, &created)) && created);
+	f = get(&b, 1, 1, &created);			/* the host's cap */
+	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
+	CHECK_EQ(atomic_read(&sh.count), 6);
+	CHECK_EQ(srff_table_count(&b), 1);
+	CHECK_EQ(srff_user_slab_live, 6);
+	/* Flows a forgets are room for b. */
+	CHECK_EQ(srff_table_sweep(&a, SRFF_SWEEP_FLUSH, 2, IDLE), 5);
+	CHECK_EQ(atomic_read(&sh.count), 1);
+	for (i = 1; i < 5; i++)
+		CHECK(!IS_ERR(get(&b, i, 2, &created)) && created);
+	srff_table_uninit(&a);
+	srff_table_uninit(&b);
+	CHECK_EQ(atomic_read(&sh.count), 0);
+	rcu_barrier();
+	srff_table_cache_uninit();
+}
+
+/* A SYN on a reused 4-tuple starts from 0 and open again. */
+static void restart_clears_count_and_closed(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+
+	setup(&t, 8, 8);
+	f = get(&t, 1, 10, &created);
+	srff_flow_account(f, 50000, 10, 0);
+	srff_flow_close(f);
+	srff_flow_restart(f, 20);
+	CHECK_EQ(atomic64_read(&f->bytes), 0);
+	CHECK(!test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags));
+	CHECK_EQ(f->last_seen, 20);
+	CHECK_EQ(f->created, 20);
+	CHECK_EQ(srff_flow_account(f, 100, 20, 0), 0);
+	/* No longer retired as a closed flow would be. */
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 20 + SRFF_CLOSED_LINGER, IDLE), 0);
+	teardown(&t);
+}
+
+/*
+ * Idle reset with a second CPU accounting the same flow between this CPU's
+ * read of last_seen and its write (SRFF_RACE_WINDOW): both saw the gap,
+ * and both packets must count in the new response.
+ */
+static struct srff_flow *race_flow;
+static unsigned long race_now;
+static u64 race_before;
+
+static void race_other_cpu(void)
+{
+	race_before = srff_flow_account(race_flow, 300, race_now, HZ);
+}
+
+static void account_idle_reset_interleaved(void)
+{
+	struct srff_table t;
+	bool created;
+	u64 before;
+
+	setup(&t, 8, 8);
+	race_flow = get(&t, 1, 100, &created);
+	CHECK_EQ(srff_flow_account(race_flow, 5000, 100, HZ), 0);
+	race_now = 100 + 3 * HZ;
+	srff_user_race_hook = race_other_cpu;
+	before = srff_flow_account(race_flow, 700, race_now, HZ);
+	CHECK(srff_user_race_hook == NULL);		/* it ran */
+	CHECK_EQ(atomic64_read(&race_flow->bytes), 1000);	/* 300 + 700 */
+	CHECK_EQ(race_before, 0);			/* the other CPU reset */
+	CHECK_EQ(before, 300);				/* and went first */
+	teardown(&t);
+}
+
+/*
+ * Two threads send on one flow right after each idle gap: every byte sent
+ * after the gap must be counted, whichever thread resets. (Resetting with
+ * atomic64_set(len) lost the other thread's packet whenever both saw the
+ * gap.)
+ */
+#define RACE_ROUNDS	20000
+#define RACE_LEN	1000
+
+/* Both threads spin (a futex barrier would stagger them by microseconds,
+ * far wider than the race) until the main thread opens round i.
+ */
+struct race {
+	struct srff_flow *f;
+	unsigned int round;		/* round open to both threads */
+	unsigned int done;		/* rounds the helper finished */
+	unsigned long now[RACE_ROUNDS];
+};
+
+static void *race_sender(void *arg)
+{
+	struct race *r = arg;
+	unsigned int i;
+
+	for (i = 1; i <= RACE_ROUNDS; i++) {
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) != i)
+			;
+		srff_flow_account(r->f, RACE_LEN, r->now[i - 1], HZ);
+		__atomic_store_n(&r->done, i, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void account_idle_reset_race_loses_nothing(void)
+{
+	struct srff_table t;
+	struct race *r = calloc(1, sizeof(*r));
+	unsigned int i, lost = 0;
+	pthread_t th;
+	bool created;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	setup(&t, 8, 8);
+	r->f = get(&t, 1, 0, &created);
+	for (i = 0; i < RACE_ROUNDS; i++)
+		r->now[i] = (i + 1) * 2 * HZ;	/* an idle gap before each */
+	CHECK_EQ_INT(pthread_create(&th, NULL, race_sender, r), 0);
+	for (i = 1; i <= RACE_ROUNDS; i++) {
+		__atomic_store_n(&r->round, i, __ATOMIC_RELEASE);
+		srff_flow_account(r->f, RACE_LEN, r->now[i - 1], HZ);
+		while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != i)
+			;
+		lost += atomic64_read(&r->f->bytes) != 2 * RACE_LEN;
+	}
+	pthread_join(th, NULL);
+	printf("    # %u of %u rounds lost bytes\n", lost, RACE_ROUNDS);
+	CHECK_EQ(lost, 0);
+	free(r);
+	teardown(&t);
+}
+
+/* A dumped age or idle time is 64-bit ms (50 days is past a u32 of ms),
+ * and a last_seen later than the sampled "now" reads as 0, not ~2^64.
+ */
+static void ms_since_is_64bit_and_never_negative(void)
+{
+	const unsigned long day = 86400UL * HZ;
+
+	CHECK_EQ(srff_ms_since(1000, 1000 + 50 * day), 50ULL * 86400 * 1000);
+	CHECK(srff_ms_since(1000, 1000 + 50 * day) > 0xffffffffULL);
+	CHECK_EQ(srff_ms_since(ULONG_MAX - HZ + 1, HZ), 2000);	/* across the wrap */
+	CHECK_EQ(srff_ms_since(2000, 1999), 0);
+	CHECK_EQ(srff_ms_since(5, 5), 0);
+}
+
 const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(table_init_sizes),
 	SRFF_TEST(table_init_enomem),
@@ -659,5 +884,11 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(walk_empty_table),
 	SRFF_TEST(walk_shift_is_seen_by_gen),
 	SRFF_TEST(gen_counts_links_and_unlinks),
+	SRFF_TEST(full_table_evicts_closed_then_idle),
+	SRFF_TEST(shared_cap_bounds_all_tables),
+	SRFF_TEST(restart_clears_count_and_closed),
+	SRFF_TEST(ms_since_is_64bit_and_never_negative),
+	SRFF_TEST(account_idle_reset_interleaved),
+	SRFF_TEST(account_idle_reset_race_loses_nothing),
 	{ NULL, NULL }
 };
