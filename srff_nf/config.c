@@ -28,11 +28,15 @@ MODULE_PARM_DESC(classid_major, "if non-zero, write class id major:(band+1) of a
 
 static unsigned int max_flows;
 module_param(max_flows, uint, 0444);
-MODULE_PARM_DESC(max_flows, "flows tracked per namespace at most (default: from RAM, 1 per 64 KiB, 4096..1048576)");
+MODULE_PARM_DESC(max_flows, "flows tracked per namespace at most; other namespaces cannot raise theirs above it (default: from RAM, 1 per 64 KiB, 4096..1048576)");
+
+static unsigned int max_flows_total;
+module_param(max_flows_total, uint, 0444);
+MODULE_PARM_DESC(max_flows_total, "flows tracked by all namespaces together at most (default: from RAM, 1 per 16 KiB, at least max_flows)");
 
 static unsigned int hash_buckets;
 module_param(hash_buckets, uint, 0444);
-MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace (default: max_flows / 2, power of two)");
+MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace, 1..16777216 (default: max_flows / 2, power of two)");
 
 static unsigned int idle_timeout_ms = 2500;
 module_param(idle_timeout_ms, uint, 0444);
@@ -40,7 +44,7 @@ MODULE_PARM_DESC(idle_timeout_ms, "free a flow idle this long, ms (default 2500)
 
 static unsigned int gc_interval_ms = 2500;
 module_param(gc_interval_ms, uint, 0444);
-MODULE_PARM_DESC(gc_interval_ms, "garbage collection period, ms (default 2500)");
+MODULE_PARM_DESC(gc_interval_ms, "garbage collection period, ms; other namespaces cannot set a shorter one (default 2500)");
 
 static unsigned int idle_reset_ms;
 module_param(idle_reset_ms, uint, 0444);
@@ -80,6 +84,10 @@ static const char *const app_prio_names[] = {
 #define SRFF_RAM_PER_FLOW	(64UL << 10)
 #define SRFF_DEFAULT_FLOWS_MIN	4096U
 #define SRFF_DEFAULT_FLOWS_MAX	(1U << 20)
+/* All namespaces together: one flow per 16 KiB (~0.65 % of RAM). */
+#define SRFF_RAM_PER_HOST_FLOW	(16UL << 10)
+/* Buckets per namespace, at most: 128 MiB of bucket heads. */
+#define SRFF_MAX_HASH_BUCKETS	(1U << 24)
 
 static unsigned int default_max_flows(void)
 {
@@ -87,6 +95,25 @@ static unsigned int default_max_flows(void)
 
 	return clamp_t(unsigned long, ram / SRFF_RAM_PER_FLOW,
 		       SRFF_DEFAULT_FLOWS_MIN, SRFF_DEFAULT_FLOWS_MAX);
+}
+
+/* The per-namespace cap every namespace starts with, and the most any
+ * namespace but the initial one may set.
+ */
+static unsigned int host_max_flows(void)
+{
+	return max_flows ? max_flows : default_max_flows();
+}
+
+/* Flows of every namespace together, at most (srff_host_flows.max). */
+unsigned int srff_config_max_flows_host(void)
+{
+	unsigned long ram = totalram_pages() << PAGE_SHIFT;
+
+	if (max_flows_total)
+		return max_flows_total;
+	return clamp_t(unsigned long, ram / SRFF_RAM_PER_HOST_FLOW,
+		       host_max_flows(), SRFF_MAX_FLOWS_MAX);
 }
 
 unsigned int srff_config_hash_buckets(unsigned int flows)
@@ -152,6 +179,13 @@ int srff_config_check(struct srff_config *c, const char **msg)
 		*msg = "idle reset must be 0 (off) to 1 hour";
 		return SRFF_A_IDLE_RESET_MS;
 	}
+	/* GC forgets a flow idle for idle_timeout: a reset after as long or
+	 * longer could never happen.
+	 */
+	if (c->idle_reset_ms && c->idle_reset_ms >= c->idle_timeout_ms) {
+		*msg = "idle reset must be shorter than the idle timeout";
+		return SRFF_A_IDLE_RESET_MS;
+	}
 	if (c->max_flows < SRFF_MAX_FLOWS_MIN || c->max_flows > SRFF_MAX_FLOWS_MAX) {
 		*msg = "max flows must be 16 to 16777216";
 		return SRFF_A_MAX_FLOWS;
@@ -208,7 +242,7 @@ struct srff_config *srff_config_from_params(void)
 	c->idle_timeout_ms = idle_timeout_ms;
 	c->gc_interval_ms = gc_interval_ms;
 	c->idle_reset_ms = idle_reset_ms;
-	c->max_flows = max_flows ? max_flows : default_max_flows();
+	c->max_flows = host_max_flows();
 	c->untracked_priority = untracked_priority;
 	idx = name_index(udp_policy_names, ARRAY_SIZE(udp_policy_names), udp_policy);
 	c->udp_policy = idx < 0 ? U8_MAX : idx;
@@ -231,9 +265,42 @@ int srff_config_params_check(void)
 		return -ENOMEM;
 	bad = srff_config_check(c, &msg);
 	kfree(c);
+	if (!bad && hash_buckets > SRFF_MAX_HASH_BUCKETS) {
+		msg = "hash_buckets must be 0 (from max_flows) to 16777216";
+		bad = 1;
+	}
+	if (!bad && max_flows_total &&
+	    (max_flows_total < host_max_flows() || max_flows_total > SRFF_MAX_FLOWS_MAX)) {
+		msg = "max_flows_total must be at least max_flows and at most 16777216";
+		bad = 1;
+	}
 	if (bad) {
 		pr_err("srff: bad module parameter: %s\n", msg);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * What only the host's administrator may do (as conntrack keeps
+ * nf_conntrack_max read-only outside init_net): in any namespace but the
+ * initial one (!@host), max_flows may not exceed the module's max_flows
+ * and gc_interval may not be shorter than the module's gc_interval_ms, so
+ * the root of a user namespace gets no more memory or GC work than the
+ * host allowed. Returns 0, or the attribute that is over the limit.
+ */
+int srff_config_check_limits(const struct srff_config *c, bool host,
+			     const char **msg)
+{
+	if (host)
+		return 0;
+	if (c->max_flows > host_max_flows()) {
+		*msg = "max flows above the host's limit (module parameter max_flows)";
+		return SRFF_A_MAX_FLOWS;
+	}
+	if (c->gc_interval_ms < gc_interval_ms) {
+		*msg = "GC interval below the host's limit (module parameter gc_interval_ms)";
+		return SRFF_A_GC_INTERVAL_MS;
 	}
 	return 0;
 }

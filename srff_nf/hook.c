@@ -7,10 +7,37 @@
  * headers only through skb_header_pointer() (flowkey.c), allocates at most
  * one flow with GFP_ATOMIC and only under the cap (table.c), and does work
  * bounded by the thresholds (<= 15), the top ports (<= 32) and one bucket.
+ *
+ * Each packet is classified once, on the pass whose mark reaches the wire
+ * (checked against 6.1's sources):
+ * - VRF: a packet passes POST_ROUTING on the VRF device, then again on the
+ *   enslaved one. The VRF pass is left alone; the second one classifies.
+ * - IPsec: xfrm_output() flags the packet IPSKB_XFRM_TRANSFORMED (IPv6:
+ *   IP6SKB_XFRM_TRANSFORMED) before transforming it, and the ESP/AH packet
+ *   passes POST_ROUTING again with the flag and the inner packet's
+ *   skb->priority. That second pass is left alone.
+ * - IP tunnels (GRE, IPIP, SIT, ip6 tunnels, EtherIP, MPLS-in-IP, L2TPv3):
+ *   the inner packet is classified on the tunnel device; iptunnel_xmit()
+ *   keeps skb->priority, so the outer packet (protocol GRE, IPIP, ...) is
+ *   left alone.
+ * - UDP tunnels sent through a kernel tunnel socket (encap_type set:
+ *   WireGuard, VXLAN, Geneve, FOU, ...): WireGuard zeroes skb->priority
+ *   when it encapsulates (wg_reset_packet clears skb->headers) but keeps
+ *   skb->hash, and every inner flow shares one outer 5-tuple. So the outer
+ *   packet is classified, keyed by its 5-tuple and a tag of the inner flow
+ *   (from skb->hash), and the inner pass on a WireGuard device is left
+ *   alone (after making sure skb->hash is set, for the outer pass to use).
+ *   VXLAN and Geneve keep skb->priority and are classified on both passes.
  */
 #include <linux/skbuff.h>
+#include <linux/if_arp.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/l3mdev.h>
+#include <net/rtnetlink.h>
 
 #include "srff.h"
 #include "band.h"
@@ -28,24 +55,85 @@ static bool is_top_port(const struct srff_config *c, const struct srff_pkt *p)
 	return false;
 }
 
+static bool is_wireguard(const struct net_device *dev)
+{
+	return dev->type == ARPHRD_NONE && dev->rtnl_link_ops &&
+	       !strcmp(dev->rtnl_link_ops->kind, "wireguard");
+}
+
+/* A pass whose mark would not reach the wire, or that another pass of the
+ * same packet classifies (see the top of this file).
+ */
+static bool other_pass(struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	const struct net_device *out = state->out;
+
+	if (state->pf == NFPROTO_IPV4 ?
+	    IPCB(skb)->flags & IPSKB_XFRM_TRANSFORMED :
+	    IP6CB(skb)->flags & IP6SKB_XFRM_TRANSFORMED)
+		return true;
+	if (!out)
+		return false;
+	if (netif_is_l3_master(out))
+		return true;
+	if (unlikely(out->type == ARPHRD_NONE) && is_wireguard(out)) {
+		skb_get_hash(skb);	/* kept for the outer pass */
+		return true;
+	}
+	return false;
+}
+
+/* The outer header of a packet some tunnel on this host encapsulated. */
+static bool ip_tunnel_outer(u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_GRE:
+	case IPPROTO_IPIP:
+	case IPPROTO_IPV6:
+	case IPPROTO_ESP:
+	case IPPROTO_AH:
+	case IPPROTO_ETHERNET:
+	case IPPROTO_MPLS:
+	case IPPROTO_L2TP:
+		return true;
+	}
+	return false;
+}
+
+/* Sent by a kernel UDP tunnel socket (udp_tunnel_xmit_skb's sk). */
+static bool udp_tunnel_outer(const struct sock *sk)
+{
+	return sk && sk_fullsock(sk) && sk->sk_type == SOCK_DGRAM &&
+	       (sk->sk_protocol == IPPROTO_UDP ||
+		sk->sk_protocol == IPPROTO_UDPLITE) &&
+	       READ_ONCE(udp_sk(sk)->encap_type);
+}
+
 unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state)
 {
 	struct srff_net *sn = priv;
 	struct srff_pcpu_stats __percpu *st = sn->stats;
 	const struct srff_config *c = rcu_dereference(sn->config);
+	unsigned int nhoff = skb_network_offset(skb);
 	unsigned long now = jiffies;
+	unsigned int band, len;
 	struct srff_flow *f;
 	struct srff_pkt pkt;
-	unsigned int band;
 	bool created;
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
+	srff_test_hook_delay(c, &sn->table);
 	if (c->app_priority == SRFF_APP_PRIO_KEEP && skb->priority)
 		goto ignore;
-	if (srff_flowkey_parse(skb, skb_network_offset(skb), family, &pkt))
+	if (other_pass(skb, state))
+		goto encap;
+	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
 		goto ignore;
+	if (unlikely(ip_tunnel_outer(pkt.key.proto)))
+		goto encap;
+	len = srff_wire_len(skb, nhoff, &pkt);
 	if (pkt.key.proto == IPPROTO_UDP || pkt.key.proto == IPPROTO_UDPLITE) {
 		if (c->udp_policy == SRFF_UDP_IGNORE)
 			goto ignore;
@@ -53,28 +141,55 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 			band = 0;
 			goto mark;
 		}
+		if (pkt.has_ports && udp_tunnel_outer(state->sk)) {
+			u32 h = skb_get_hash_raw(skb);
+
+			pkt.key.inner = (u16)(h ^ h >> 16);
+		}
 	}
 	if (unlikely(c->ntop_ports) && is_top_port(c, &pkt))
 		goto top;
 
-	f = srff_table_get(&sn->table, &pkt.key, now, &created);
-	if (IS_ERR(f)) {
-		if (PTR_ERR(f) == -ENOSPC)
-			this_cpu_inc(st->table_full);
-		else
-			this_cpu_inc(st->alloc_failed);
-		this_cpu_inc(st->untracked_pkts);
-		this_cpu_add(st->untracked_bytes, skb->len);
-		skb->priority = c->untracked_priority;
-		return NF_ACCEPT;
+	f = srff_table_find(&sn->table, &pkt.key);
+	if (!f) {
+		/* A segment with no data yet (SYN, SYN-ACK, RST, pure ACK)
+		 * creates no flow: its band is the top one anyway, and a
+		 * remote peer's spoofed SYNs and stray packets must not fill
+		 * the table.
+		 */
+		if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
+			this_cpu_inc(st->nodata_pkts);
+			band = 0;
+			goto mark;
+		}
+		f = srff_table_get(&sn->table, &pkt.key, now, &created);
+		if (IS_ERR(f)) {
+			if (PTR_ERR(f) == -ENOSPC) {
+				this_cpu_inc(st->table_full);
+				srff_gc_kick(sn);
+			} else {
+				this_cpu_inc(st->alloc_failed);
+			}
+			this_cpu_inc(st->untracked_pkts);
+			this_cpu_add(st->untracked_bytes, len);
+			skb->priority = c->untracked_priority;
+			return NF_ACCEPT;
+		}
+		if (created) {
+			this_cpu_inc(st->created);
+			if (unlikely(srff_table_pressure(&sn->table)))
+				srff_gc_kick(sn);
+		}
+	} else if (unlikely(pkt.tcp_syn)) {
+		srff_flow_restart(f, now);	/* a reused 4-tuple */
 	}
-	if (created)
-		this_cpu_inc(st->created);
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
 
-	/* skb->len is the whole L3 packet, all segments of a GSO one. */
-	before = srff_flow_account(f, skb->len, now, c->idle_reset);
+	/* What the qdisc will count: every segment of a GSO skb, headers
+	 * included (srff_wire_len).
+	 */
+	before = srff_flow_account(f, len, now, c->idle_reset);
 	band = srff_band(c->thresholds, c->nthresholds, before);
 	goto mark;
 
@@ -84,9 +199,12 @@ top:
 mark:
 	skb->priority = srff_band_priority(c, band);
 	this_cpu_inc(st->band_pkts[band]);
-	this_cpu_add(st->band_bytes[band], skb->len);
+	this_cpu_add(st->band_bytes[band], len);
 	return NF_ACCEPT;
 
+encap:
+	this_cpu_inc(st->encap_pkts);
+	return NF_ACCEPT;
 ignore:
 	this_cpu_inc(st->ignored_pkts);
 	return NF_ACCEPT;

@@ -32,6 +32,7 @@
  * This file only brings a namespace up and down and runs its GC.
  */
 #include <linux/module.h>
+#include <linux/delay.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <net/netns/generic.h>
@@ -39,6 +40,48 @@
 #include "srff.h"
 
 unsigned int srff_net_id __read_mostly;
+struct srff_table_shared srff_host_flows;
+
+/*
+ * Early GC: a table more than 7/8 full, or one that refused a flow, asks
+ * for a sweep now rather than at the next interval. Never sooner than
+ * SRFF_GC_EARLY_GAP after the previous sweep ended, nor sooner than four
+ * times that sweep's duration: early sweeps take at most a fifth of a CPU.
+ */
+#define SRFF_GC_EARLY_GAP	(HZ / 10)
+#define SRFF_GC_EARLY_DUTY	4
+
+#ifdef SRFF_TEST_HOOKS
+unsigned int srff_test_hook_delay_us;
+module_param_named(test_hook_delay_us, srff_test_hook_delay_us, uint, 0644);
+MODULE_PARM_DESC(test_hook_delay_us, "TEST BUILD: busy-wait this long in the hook, holding the namespace's config and table");
+
+static bool test_unsafe_teardown;
+module_param(test_unsafe_teardown, bool, 0444);
+MODULE_PARM_DESC(test_unsafe_teardown, "TEST BUILD: unregister the hooks in .exit, not .pre_exit (the use-after-free this build must show)");
+
+/* Hold @c and @t across a delay, then read them: a teardown that frees
+ * them under a packet in the hook is a use-after-free KASAN reports.
+ */
+void srff_test_hook_delay(const struct srff_config *c,
+			  const struct srff_table *t)
+{
+	unsigned int us = READ_ONCE(srff_test_hook_delay_us);
+
+	if (!us)
+		return;
+	while (us > 1000) {
+		mdelay(1);
+		us -= 1000;
+	}
+	udelay(us);
+	(void)READ_ONCE(c->nthresholds);
+	(void)READ_ONCE(t->buckets[0].first);
+}
+#define unsafe_teardown() READ_ONCE(test_unsafe_teardown)
+#else
+#define unsafe_teardown() false
+#endif
 
 /* After SNAT, so keys are the addresses on the wire; before conntrack
  * confirms. Later than mangle, so app_priority=keep also keeps CLASSIFY.
@@ -79,6 +122,10 @@ void srff_stats_read(struct srff_net *sn, struct srff_stats *st)
 	st->fin_retired = atomic64_read(&sn->table.fin_retired);
 	st->flushed = atomic64_read(&sn->table.flushed);
 	st->gc_runs = atomic64_read(&sn->table.gc_runs);
+	st->gc_early = atomic64_read(&sn->gc_early);
+	st->evicted = atomic64_read(&sn->table.evicted);
+	st->flows_host = atomic_read(&srff_host_flows.count);
+	st->max_flows_host = READ_ONCE(srff_host_flows.max);
 	st->gc_last_us = div_u64(atomic64_read(&sn->gc_last_ns), NSEC_PER_USEC);
 	st->gc_last_chain = READ_ONCE(sn->table.gc_last_chain);
 }
@@ -108,9 +155,30 @@ static void gc_worker(struct work_struct *work)
 
 	t0 = ktime_get_ns();
 	srff_table_sweep(&sn->table, SRFF_SWEEP_GC, jiffies, idle);
-	atomic64_set(&sn->gc_last_ns, ktime_get_ns() - t0);
+	t0 = ktime_get_ns() - t0;
+	atomic64_set(&sn->gc_last_ns, t0);
+	WRITE_ONCE(sn->gc_next_early, jiffies +
+		   max_t(unsigned long, SRFF_GC_EARLY_GAP,
+			 SRFF_GC_EARLY_DUTY * nsecs_to_jiffies(t0)));
+	clear_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags);
 	queue_delayed_work(system_power_efficient_wq, &sn->gc_work,
 			   gc_interval(sn));
+}
+
+/*
+ * The table is filling: sweep early (see SRFF_GC_EARLY_GAP). Any context,
+ * the packet path included; at most one early sweep is queued at a time.
+ */
+void srff_gc_kick(struct srff_net *sn)
+{
+	unsigned long now = jiffies, next = READ_ONCE(sn->gc_next_early);
+
+	if (test_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags) ||
+	    test_and_set_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags))
+		return;
+	atomic64_inc(&sn->gc_early);
+	mod_delayed_work(system_power_efficient_wq, &sn->gc_work,
+			 time_after(next, now) ? next - now : 0);
 }
 
 /* The GC interval changed: run at the new pace from now on. */
@@ -139,11 +207,11 @@ static int __net_init srff_net_init(struct net *net)
 	RCU_INIT_POINTER(sn->config, c);
 
 	err = srff_table_init(&sn->table, srff_config_hash_buckets(c->max_flows),
-			      c->max_flows);
+			      c->max_flows, &srff_host_flows);
 	if (err)
 		goto err_config;
 
-	sn->stats = alloc_percpu(struct srff_pcpu_stats);
+	sn->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!sn->stats) {
 		err = -ENOMEM;
 		goto err_table;
@@ -151,6 +219,9 @@ static int __net_init srff_net_init(struct net *net)
 
 	INIT_DEFERRABLE_WORK(&sn->gc_work, gc_worker);
 	atomic64_set(&sn->gc_last_ns, 0);
+	atomic64_set(&sn->gc_early, 0);
+	sn->gc_next_early = jiffies;
+	sn->gc_flags = 0;
 
 	BUILD_BUG_ON(ARRAY_SIZE(srff_ops_template) != ARRAY_SIZE(sn->ops));
 	memcpy(sn->ops, srff_ops_template, sizeof(sn->ops));
@@ -165,6 +236,12 @@ static int __net_init srff_net_init(struct net *net)
 	return 0;
 
 err_stats:
+	/* nf_register_net_hooks() may have registered the IPv4 hook and
+	 * unregistered it again when IPv6 failed; a packet may still be in
+	 * it, and unregistering does not wait (it frees the old hook array
+	 * with call_rcu). Wait for it before freeing what it reads.
+	 */
+	synchronize_net();
 	free_percpu(sn->stats);
 err_table:
 	srff_table_uninit(&sn->table);
@@ -174,16 +251,34 @@ err_config:
 }
 
 /*
- * Mirror of srff_net_init: once the hooks are gone (nf_unregister_net_hooks
- * waits for packets inside them) and GC has stopped, nothing can reach the
- * table or the config, and both are freed. Flows go through call_rcu;
- * module exit waits for them.
+ * Teardown, in two steps, because unregistering a hook does not wait for
+ * the packets inside it (6.1's __nf_unregister_net_hook frees the old hook
+ * array with call_rcu; there is no synchronize_net). The pernet core runs
+ * synchronize_rcu() between every .pre_exit and every .exit (cleanup_net,
+ * free_exit_list), so: unhook in .pre_exit, free in .exit, when no packet
+ * can be in srff_hook any more. This is what iptable_filter and nf_tables
+ * do.
+ */
+static void __net_exit srff_net_pre_exit(struct net *net)
+{
+	struct srff_net *sn = srff_pernet(net);
+
+	if (!unsafe_teardown())
+		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+}
+
+/*
+ * Mirror of srff_net_init, after srff_net_pre_exit and a grace period:
+ * no packet is in the hook, GC is stopped, then the statistics, the table
+ * (its flows through call_rcu; module exit waits for them) and the config
+ * are freed. GC may re-arm itself; cancel_delayed_work_sync() handles that.
  */
 static void __net_exit srff_net_exit(struct net *net)
 {
 	struct srff_net *sn = srff_pernet(net);
 
-	nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+	if (unsafe_teardown())
+		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
 	cancel_delayed_work_sync(&sn->gc_work);
 	free_percpu(sn->stats);
 	srff_table_uninit(&sn->table);
@@ -192,6 +287,7 @@ static void __net_exit srff_net_exit(struct net *net)
 
 static struct pernet_operations srff_net_ops = {
 	.init = srff_net_init,
+	.pre_exit = srff_net_pre_exit,
 	.exit = srff_net_exit,
 	.id = &srff_net_id,
 	.size = sizeof(struct srff_net),
@@ -204,6 +300,8 @@ static int __init srff_init(void)
 	err = srff_config_params_check();
 	if (err)
 		return err;
+	atomic_set(&srff_host_flows.count, 0);
+	srff_host_flows.max = srff_config_max_flows_host();
 	err = srff_table_cache_init();
 	if (err)
 		return err;

@@ -25,6 +25,7 @@ static struct genl_family srff_genl_family;
 
 static const struct nla_policy srff_items_u64_policy[SRFF_A_ITEM_MAX + 1] = {
 	[SRFF_A_ITEM] = { .type = NLA_U64 },
+	[SRFF_A_ITEM_PAD] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy srff_items_u32_policy[SRFF_A_ITEM_MAX + 1] = {
@@ -76,7 +77,7 @@ static int put_list_u64(struct sk_buff *skb, int type, const u64 *v,
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < n; i++)
-		if (nla_put_u64_64bit(skb, SRFF_A_ITEM, v[i], SRFF_A_ITEM_UNSPEC))
+		if (nla_put_u64_64bit(skb, SRFF_A_ITEM, v[i], SRFF_A_ITEM_PAD))
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -158,7 +159,13 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    put_u64(skb, SRFF_STATS_A_TOP_PORT_PKTS, s->top_port_pkts, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_GC_RUNS, st->gc_runs, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_GC_LAST_US, st->gc_last_us, SRFF_STATS_A_PAD) ||
-	    nla_put_u32(skb, SRFF_STATS_A_GC_LAST_CHAIN, st->gc_last_chain))
+	    nla_put_u32(skb, SRFF_STATS_A_GC_LAST_CHAIN, st->gc_last_chain) ||
+	    put_u64(skb, SRFF_STATS_A_EVICTED, st->evicted, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_NODATA_PKTS, s->nodata_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_ENCAP_PKTS, s->encap_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_GC_EARLY, st->gc_early, SRFF_STATS_A_PAD) ||
+	    nla_put_u32(skb, SRFF_STATS_A_FLOWS_HOST, st->flows_host) ||
+	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host))
 		return -EMSGSIZE;
 
 	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);
@@ -326,9 +333,11 @@ static bool any_attr(struct nlattr **a)
 
 static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 {
-	struct srff_net *sn = srff_pernet(genl_info_net(info));
+	struct net *net = genl_info_net(info);
+	struct srff_net *sn = srff_pernet(net);
 	struct srff_config *old, *c;
 	const char *msg = NULL;
+	bool new_gc_interval;
 	int bad, err;
 
 	if (!any_attr(info->attrs)) {
@@ -338,7 +347,7 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&sn->config_lock);
 	old = srff_config_get_locked(sn);
-	c = kmemdup(old, sizeof(*c), GFP_KERNEL);
+	c = kmemdup(old, sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c) {
 		err = -ENOMEM;
 		goto out;
@@ -347,6 +356,8 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_free;
 	bad = srff_config_check(c, &msg);
+	if (!bad)
+		bad = srff_config_check_limits(c, net_eq(net, &init_net), &msg);
 	if (bad) {
 		/* Point at the attribute, or at the one that made it wrong
 		 * (new thresholds with the old number of priorities).
@@ -366,8 +377,12 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out_free;
 	}
+	/* The old config is freed by kfree_rcu() in the swap, and this is not
+	 * an RCU read section: compare before.
+	 */
+	new_gc_interval = c->gc_interval_ms != old->gc_interval_ms;
 	srff_config_swap(sn, c);
-	if (c->gc_interval_ms != old->gc_interval_ms)
+	if (new_gc_interval)
 		srff_gc_reschedule(sn);
 	mutex_unlock(&sn->config_lock);
 	return 0;
@@ -399,8 +414,8 @@ struct dump_arg {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const struct srff_config *config;
-	unsigned long now;
 };
+
 
 static int put_addr(struct sk_buff *skb, int type, u8 family,
 		    const union srff_addr *a)
@@ -416,6 +431,8 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	const struct srff_config *c = d->config;
 	u64 bytes = atomic64_read(&f->bytes);
 	unsigned long last = READ_ONCE(f->last_seen);
+	unsigned long created = READ_ONCE(f->created);
+	unsigned long now = jiffies;	/* after last_seen: per flow, not per dump */
 	struct nlattr *nest;
 	void *hdr;
 
@@ -436,13 +453,15 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	    put_u64(d->skb, SRFF_FLOW_A_BYTES, bytes, SRFF_FLOW_A_PAD) ||
 	    nla_put_u8(d->skb, SRFF_FLOW_A_BAND,
 		       srff_band(c->thresholds, c->nthresholds, bytes)) ||
-	    put_u64(d->skb, SRFF_FLOW_A_AGE_MS,
-		    jiffies_to_msecs(d->now - f->created), SRFF_FLOW_A_PAD) ||
-	    put_u64(d->skb, SRFF_FLOW_A_IDLE_MS,
-		    jiffies_to_msecs(d->now - last), SRFF_FLOW_A_PAD) ||
+	    put_u64(d->skb, SRFF_FLOW_A_AGE_MS, srff_ms_since(created, now),
+		    SRFF_FLOW_A_PAD) ||
+	    put_u64(d->skb, SRFF_FLOW_A_IDLE_MS, srff_ms_since(last, now),
+		    SRFF_FLOW_A_PAD) ||
 	    nla_put_u32(d->skb, SRFF_FLOW_A_FLAGS,
 			test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) ?
-			SRFF_FLOW_F_CLOSED : 0)) {
+			SRFF_FLOW_F_CLOSED : 0) ||
+	    (f->key.inner &&
+	     nla_put_u16(d->skb, SRFF_FLOW_A_INNER, f->key.inner))) {
 		genlmsg_cancel(d->skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -455,7 +474,7 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct srff_dump_ctx *ctx = (struct srff_dump_ctx *)cb->ctx;
 	struct srff_net *sn = srff_pernet(sock_net(skb->sk));
-	struct dump_arg d = { .skb = skb, .cb = cb, .now = jiffies };
+	struct dump_arg d = { .skb = skb, .cb = cb };
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
@@ -513,6 +532,11 @@ static struct genl_family srff_genl_family __ro_after_init = {
 	.name = SRFF_GENL_NAME,
 	.version = SRFF_GENL_VERSION,
 	.netnsok = true,
+	/* No genl_mutex around requests: a flush of a million flows must not
+	 * stall every other generic netlink family. srff's handlers take
+	 * only their own locks (config_lock, bucket locks) or RCU.
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = srff_genl_ops,
 	.n_ops = ARRAY_SIZE(srff_genl_ops),

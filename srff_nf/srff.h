@@ -53,6 +53,8 @@ struct srff_pcpu_stats {
 	u64 untracked_bytes;
 	u64 ignored_pkts;
 	u64 top_port_pkts;
+	u64 nodata_pkts;	/* TCP segments with no data, no flow: top band */
+	u64 encap_pkts;		/* passes another pass classifies (hook.c) */
 };
 
 /* Per-namespace state, net_generic(net, srff_net_id). */
@@ -64,8 +66,13 @@ struct srff_net {
 	struct srff_pcpu_stats __percpu *stats;
 	struct delayed_work gc_work;
 	atomic64_t gc_last_ns;			/* the latest sweep's duration */
+	unsigned long gc_next_early;		/* jiffies: no early GC before */
+	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
+	atomic64_t gc_early;			/* sweeps started early */
 	struct nf_hook_ops ops[2];		/* IPv4, IPv6; .priv = this */
 };
+
+#define SRFF_GC_KICKED_BIT	0	/* an early sweep is queued */
 
 /* Summed statistics, for netlink. */
 struct srff_stats {
@@ -76,11 +83,17 @@ struct srff_stats {
 	u64 fin_retired;
 	u64 flushed;
 	u64 gc_runs;
+	u64 gc_early;
 	u64 gc_last_us;
 	u32 gc_last_chain;
+	u64 evicted;
+	u32 flows_host;		/* every namespace together */
+	u32 max_flows_host;
 };
 
 extern unsigned int srff_net_id;
+/* The host-wide cap on flows of every namespace together (main.c). */
+extern struct srff_table_shared srff_host_flows;
 
 static inline struct srff_net *srff_pernet(struct net *net)
 {
@@ -94,6 +107,9 @@ void srff_config_swap(struct srff_net *sn, struct srff_config *c);
 struct srff_config *srff_config_get_locked(struct srff_net *sn);
 int srff_config_params_check(void);
 unsigned int srff_config_hash_buckets(unsigned int flows);
+unsigned int srff_config_max_flows_host(void);
+int srff_config_check_limits(const struct srff_config *c, bool host,
+			     const char **msg);
 
 static inline u32 srff_band_priority(const struct srff_config *c,
 				     unsigned int band)
@@ -110,6 +126,19 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 /* main.c */
 void srff_stats_read(struct srff_net *sn, struct srff_stats *st);
 void srff_gc_reschedule(struct srff_net *sn);
+void srff_gc_kick(struct srff_net *sn);
+
+#ifdef SRFF_TEST_HOOKS
+/* Test builds only (make SRFF_TEST=1): widen race windows on purpose. */
+extern unsigned int srff_test_hook_delay_us;
+void srff_test_hook_delay(const struct srff_config *c,
+			  const struct srff_table *t);
+#else
+static inline void srff_test_hook_delay(const struct srff_config *c,
+					const struct srff_table *t)
+{
+}
+#endif
 
 /* netlink.c */
 int srff_genl_init(void);

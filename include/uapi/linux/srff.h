@@ -11,7 +11,10 @@
  *
  *   SRFF_CMD_GET_CONFIG   doit  -> reply carries every config attribute
  *   SRFF_CMD_SET_CONFIG   doit  (admin) any subset of config attributes;
- *                               all validated first, then swapped in at once
+ *                               all validated first, then swapped in at once;
+ *                               outside the initial namespace, max_flows and
+ *                               gc_interval_ms are bounded by the host's
+ *                               module parameters
  *   SRFF_CMD_GET_STATS    doit  -> reply carries SRFF_A_STATS
  *   SRFF_CMD_GET_FLOWS    dump  (admin) one message per flow, SRFF_A_FLOW
  *   SRFF_CMD_FLUSH_FLOWS  doit  (admin) forget every tracked flow
@@ -93,6 +96,7 @@ enum srff_attr {
 enum srff_item_attr {
 	SRFF_A_ITEM_UNSPEC,
 	SRFF_A_ITEM,
+	SRFF_A_ITEM_PAD,	/* alignment padding before a u64 item */
 	__SRFF_A_ITEM_MAX
 };
 #define SRFF_A_ITEM_MAX (__SRFF_A_ITEM_MAX - 1)
@@ -118,6 +122,15 @@ enum srff_stats_attr {
 	SRFF_STATS_A_GC_LAST_US,	/* u64: how long the latest GC sweep took */
 	SRFF_STATS_A_GC_LAST_CHAIN,	/* u32: most flows it examined under one
 					 * bucket lock (between reschedules) */
+	SRFF_STATS_A_EVICTED,		/* u64: idle or closed flows unlinked to
+					 * make room in a full table */
+	SRFF_STATS_A_NODATA_PKTS,	/* u64: TCP segments without data of
+					 * untracked flows: top band, no flow */
+	SRFF_STATS_A_ENCAP_PKTS,	/* u64: passes left to another pass of
+					 * the same packet (tunnel, VRF) */
+	SRFF_STATS_A_GC_EARLY,		/* u64: sweeps started early (filling) */
+	SRFF_STATS_A_FLOWS_HOST,	/* u32: flows of every namespace */
+	SRFF_STATS_A_MAX_FLOWS_HOST,	/* u32: the host-wide cap */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
@@ -146,6 +159,8 @@ enum srff_flow_attr {
 	SRFF_FLOW_A_AGE_MS,	/* u64 */
 	SRFF_FLOW_A_IDLE_MS,	/* u64 */
 	SRFF_FLOW_A_FLAGS,	/* u32, SRFF_FLOW_F_* */
+	SRFF_FLOW_A_INNER,	/* u16: inner-flow tag of a UDP tunnel's outer
+				 * packets (absent: 0, an ordinary flow) */
 	__SRFF_FLOW_A_MAX
 };
 #define SRFF_FLOW_A_MAX (__SRFF_FLOW_A_MAX - 1)
