@@ -18,6 +18,7 @@ struct flow {
 	uint16_t sport, dport;
 	uint64_t bytes, age_ms, idle_ms;
 	uint32_t flags;
+	uint16_t inner;		/* UDP tunnel outer packets: inner-flow tag */
 };
 
 struct flows {
@@ -37,6 +38,7 @@ static struct nla_policy flow_policy[SRFF_FLOW_A_MAX + 1] = {
 	[SRFF_FLOW_A_AGE_MS] = { .type = NLA_U64 },
 	[SRFF_FLOW_A_IDLE_MS] = { .type = NLA_U64 },
 	[SRFF_FLOW_A_FLAGS] = { .type = NLA_U32 },
+	[SRFF_FLOW_A_INNER] = { .type = NLA_U16 },
 };
 
 static int flow_cb(struct nlattr **tb, void *arg)
@@ -80,6 +82,7 @@ static int flow_cb(struct nlattr **tb, void *arg)
 	GET(SRFF_FLOW_A_AGE_MS, age_ms, 64);
 	GET(SRFF_FLOW_A_IDLE_MS, idle_ms, 64);
 	GET(SRFF_FLOW_A_FLAGS, flags, 32);
+	GET(SRFF_FLOW_A_INNER, inner, 16);
 #undef GET
 	return 0;
 }
@@ -223,6 +226,9 @@ int cmd_flows(int argc, char **argv)
 		print_uint(PRINT_ANY, "age_ms", " age %" PRIu64 "ms", f->age_ms);
 		print_uint(PRINT_ANY, "idle_ms", " idle %" PRIu64 "ms", f->idle_ms);
 		print_bool(PRINT_ANY, "closed", " closed", f->flags & SRFF_FLOW_F_CLOSED);
+		/* A UDP tunnel's outer packets, one entry per inner flow. */
+		if (f->inner)
+			print_uint(PRINT_ANY, "inner", " inner %" PRIu64, f->inner);
 		print_text("\n");
 		close_json_object();
 	}

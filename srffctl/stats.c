@@ -17,7 +17,7 @@ struct stats {
 static struct nla_policy stats_policy[SRFF_STATS_A_MAX + 1] = {
 	[SRFF_STATS_A_FLOWS ... SRFF_STATS_A_GC_RUNS] = { .type = NLA_U32 },
 	[SRFF_STATS_A_BANDS] = { .type = NLA_NESTED },
-	[SRFF_STATS_A_GC_LAST_US ... SRFF_STATS_A_GC_LAST_CHAIN] = { .type = NLA_U32 },
+	[SRFF_STATS_A_GC_LAST_US ... SRFF_STATS_A_MAX] = { .type = NLA_U32 },
 };
 
 static struct nla_policy band_policy[SRFF_BAND_A_MAX + 1] = {
@@ -85,18 +85,24 @@ int cmd_stats(int argc, char **argv)
 	/* The keys and their order are docs/interfaces.md's. */
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "flows", "flows %" PRIu64, s.v[SRFF_STATS_A_FLOWS]);
-	print_uint(PRINT_ANY, "max_flows", " of max %" PRIu64 "\n", s.v[SRFF_STATS_A_MAX_FLOWS]);
+	print_uint(PRINT_ANY, "max_flows", " of max %" PRIu64, s.v[SRFF_STATS_A_MAX_FLOWS]);
+	print_uint(PRINT_ANY, "flows_host", "  host %" PRIu64, s.v[SRFF_STATS_A_FLOWS_HOST]);
+	print_uint(PRINT_ANY, "max_flows_host", " of max %" PRIu64 "\n", s.v[SRFF_STATS_A_MAX_FLOWS_HOST]);
 	print_uint(PRINT_ANY, "created", "  created %" PRIu64, s.v[SRFF_STATS_A_CREATED]);
 	print_uint(PRINT_ANY, "gc_freed", "  freed idle %" PRIu64, s.v[SRFF_STATS_A_GC_FREED]);
 	print_uint(PRINT_ANY, "fin_retired", "  retired after FIN/RST %" PRIu64, s.v[SRFF_STATS_A_FIN_RETIRED]);
 	print_uint(PRINT_ANY, "flushed", "  flushed %" PRIu64 "\n", s.v[SRFF_STATS_A_FLUSHED]);
+	print_uint(PRINT_ANY, "evicted", "  evicted to make room %" PRIu64, s.v[SRFF_STATS_A_EVICTED]);
 	print_uint(PRINT_ANY, "table_full", "  refused, table full %" PRIu64, s.v[SRFF_STATS_A_TABLE_FULL]);
 	print_uint(PRINT_ANY, "alloc_failed", "  allocation failed %" PRIu64 "\n", s.v[SRFF_STATS_A_ALLOC_FAILED]);
 	print_uint(PRINT_ANY, "untracked_pkts", "packets untracked %" PRIu64, s.v[SRFF_STATS_A_UNTRACKED_PKTS]);
 	print_uint(PRINT_ANY, "untracked_bytes", " (%" PRIu64 " bytes)", s.v[SRFF_STATS_A_UNTRACKED_BYTES]);
 	print_uint(PRINT_ANY, "ignored_pkts", "  ignored by policy %" PRIu64, s.v[SRFF_STATS_A_IGNORED_PKTS]);
 	print_uint(PRINT_ANY, "top_port_pkts", "  top band by port %" PRIu64 "\n", s.v[SRFF_STATS_A_TOP_PORT_PKTS]);
+	print_uint(PRINT_ANY, "nodata_pkts", "packets without data, no flow %" PRIu64, s.v[SRFF_STATS_A_NODATA_PKTS]);
+	print_uint(PRINT_ANY, "encap_pkts", "  left to another pass (tunnel, VRF) %" PRIu64 "\n", s.v[SRFF_STATS_A_ENCAP_PKTS]);
 	print_uint(PRINT_ANY, "gc_runs", "gc runs %" PRIu64, s.v[SRFF_STATS_A_GC_RUNS]);
+	print_uint(PRINT_ANY, "gc_early", " (early %" PRIu64 ")", s.v[SRFF_STATS_A_GC_EARLY]);
 	print_uint(PRINT_ANY, "gc_last_us", "  last sweep %" PRIu64 " us", s.v[SRFF_STATS_A_GC_LAST_US]);
 	print_uint(PRINT_ANY, "gc_last_chain", "  longest chain %" PRIu64 "\n", s.v[SRFF_STATS_A_GC_LAST_CHAIN]);
 
