@@ -103,7 +103,9 @@ flood)
 rmmod)
 	srff_load
 	topology
-	traffic $((DUR + 30))
+	# Long enough to outlast the rounds on a loaded machine; cleanup
+	# stops it when the rounds are done.
+	traffic $((DUR + 300))
 	for i in 1 2 3 4 5; do
 		a=$(rx)
 		wait_for 20 sh -c "[ \$(ip -n $RCV -j -s link show d0 | jq '.[0].stats64.rx.packets') -gt $((a + 100)) ]" ||

@@ -139,8 +139,10 @@ def prio_ok(p):
     return p <= 15 or (p >> 16) != 0
 
 
-def rules_broken(c):
-    """What an accepted configuration must never be; returns the broken rule."""
+def rules_broken(c, host_max_flows=None, host_gc_ms=None):
+    """What an accepted configuration must never be; returns the broken rule.
+    With the host's limits (the module's max_flows and gc_interval_ms, for a
+    namespace other than the initial one), those bound it too."""
     th, pr, ports = c["SRFF_A_THRESHOLDS"], c["SRFF_A_PRIORITIES"], c.get("SRFF_A_TOP_PORTS", [])
     checks = [
         ("1-15 thresholds", 1 <= len(th) <= 15),
@@ -152,6 +154,12 @@ def rules_broken(c):
         ("idle timeout bounds", 100 <= c["SRFF_A_IDLE_TIMEOUT_MS"] <= 3600000),
         ("GC interval bounds", 100 <= c["SRFF_A_GC_INTERVAL_MS"] <= 60000),
         ("idle reset bounds", c["SRFF_A_IDLE_RESET_MS"] <= 3600000),
+        ("idle reset shorter than the idle timeout",
+         c["SRFF_A_IDLE_RESET_MS"] == 0 or c["SRFF_A_IDLE_RESET_MS"] < c["SRFF_A_IDLE_TIMEOUT_MS"]),
+        ("max flows within the host's limit",
+         host_max_flows is None or c["SRFF_A_MAX_FLOWS"] <= host_max_flows),
+        ("GC interval within the host's limit",
+         host_gc_ms is None or c["SRFF_A_GC_INTERVAL_MS"] >= host_gc_ms),
         ("max flows bounds", 16 <= c["SRFF_A_MAX_FLOWS"] <= 1 << 24),
         ("UDP policy", c["SRFF_A_UDP_POLICY"] <= UDP_MAX),
         ("app priority", c["SRFF_A_APP_PRIORITY"] <= APP_MAX),
@@ -164,6 +172,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--host-max-flows", type=int,
+                    help="the module's max_flows: the most this namespace may set")
+    ap.add_argument("--host-gc-interval-ms", type=int,
+                    help="the module's gc_interval_ms: the least this namespace may set")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     g = Genl()
@@ -209,7 +221,7 @@ def main():
         else:
             counts["accepted"] += 1
             c = decode(after)
-            for rule in rules_broken(c):
+            for rule in rules_broken(c, a.host_max_flows, a.host_gc_interval_ms):
                 bad.append("%s: accepted, and now breaks '%s': %s" % (where, rule, c))
             if cmd == "set-config" and not mutated:
                 for name, v in want.items():

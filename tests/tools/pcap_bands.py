@@ -7,7 +7,9 @@ flowkey.c reads it and the flow's bytes-before decide the band (band.h).
 Per-flow order survives a prio qdisc (a flow's bands only go down, and a
 lower band never overtakes a higher one), so replaying in capture order
 gives each packet the band srff gave it. Non-IP frames (ARP) carry
-priority 0.
+priority 0. As hook.c: a TCP segment without data of a flow not yet
+tracked goes to band 0 and creates no flow; a SYN restarts a tracked flow
+at 0; a GSO skb counts its L3+L4 headers once per segment.
 
 With TSO on, veth hands GSO super-packets to its peer whole, so the capture
 holds exactly the skbs the hook saw. tc counts a GSO skb as gso_segs
@@ -85,11 +87,22 @@ def main():
                                 mss[(k[1], k[0], k[2], k[4], k[3])] = int.from_bytes(v, "big")
                     continue
                 l3len = len(buf) - 14
-                before = sent.get(k, 0)
-                sent[k] = before + l3len
-                band = sum(1 for t in th if before >= t)
+                if tcp and len(tcp.data):
+                    gso_size = mss.get(k, 1 << 30) - (tcp.off * 4 - 20)
+                    segs = -(-len(tcp.data) // gso_size)
+                    hdr = 14 + (len(buf) - 14 - len(ip.data)) + tcp.off * 4
+                    tc_bytes = len(buf) + (segs - 1) * hdr
+                wire = tc_bytes - 14 * segs     # what srff counts: L3, per segment
+                if tcp and tcp.flags & dpkt.tcp.TH_SYN and k in sent:
+                    sent[k] = 0                 # a reused 4-tuple starts again
+                if tcp and not len(tcp.data) and k not in sent:
+                    band = 0                    # no data, no flow
+                else:
+                    before = sent.get(k, 0)
+                    sent[k] = before + wire
+                    band = sum(1 for t in th if before >= t)
                 srff[band]["skbs"] += 1
-                srff[band]["l3_bytes"] += l3len
+                srff[band]["l3_bytes"] += wire
                 prio = ((a.classid_major << 16) | (band + 1)) if a.classid_major \
                     else prios[band]
                 fl = flows.setdefault("%s %s %d %d %d" % k,
@@ -97,14 +110,9 @@ def main():
                                        "first_data_len": 0, "first_data_band": -1})
                 fl["bytes"] += l3len
                 fl["pkts"] += 1
-                if tcp and len(tcp.data):
-                    if not fl["first_data_len"]:
-                        fl["first_data_len"] = l3len
-                        fl["first_data_band"] = band
-                    gso_size = mss.get(k, 1 << 30) - (tcp.off * 4 - 20)
-                    segs = -(-len(tcp.data) // gso_size)
-                    hdr = 14 + (len(buf) - 14 - len(ip.data)) + tcp.off * 4
-                    tc_bytes = len(buf) + (segs - 1) * hdr
+                if tcp and len(tcp.data) and not fl["first_data_len"]:
+                    fl["first_data_len"] = l3len
+                    fl["first_data_band"] = band
             elif egress:
                 prio = 0
             else:
