@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/dkms-install.sh [--build-only [--tree DIR]]: register srff with
-# DKMS, build it for KVER (default: scripts/kver.sh) and install it, so
-# every new kernel gets its own srff.ko.
+# DKMS, build it for KVER (default: the running kernel if its headers are
+# installed, else scripts/kver.sh's) and install it; DKMS's AUTOINSTALL
+# then builds srff.ko for every kernel installed later.
 #   --build-only  stop after the build
 #   --tree DIR    use DIR/src and DIR/dkms as DKMS's source and module
 #                 trees instead of /usr/src and /var/lib/dkms, so nothing
 #                 is registered on the machine (tests/dkms.sh uses it)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# For the running kernel when its headers are there (a server); DKMS then
+# builds for every kernel installed later (AUTOINSTALL). Else the test kernel.
+if [ -z "${KVER:-}" ] && [ -d "/lib/modules/$(uname -r)/build" ]; then
+	KVER=$(uname -r)
+fi
 . "$top/scripts/kver.sh"
 usage() { echo "usage: dkms-install.sh [--build-only [--tree DIR]]" >&2; exit 2; }
 build_only=false tree=
