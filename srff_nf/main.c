@@ -79,8 +79,26 @@ void srff_test_hook_delay(const struct srff_config *c,
 	(void)READ_ONCE(t->buckets[0].first);
 }
 #define unsafe_teardown() READ_ONCE(test_unsafe_teardown)
+
+/*
+ * The other side of the window: the core's synchronize_rcu() has just
+ * let the last packet out of the hook, and unhooking right away usually
+ * beats the sender back in. Wait as long as the hook holds a packet, so
+ * that a sender is inside the hook, pointers in hand, when it is unhooked
+ * (in both orders: the safe one must then wait for it).
+ */
+static void test_unhook_delay(void)
+{
+	unsigned int us = READ_ONCE(srff_test_hook_delay_us);
+
+	if (us)
+		fsleep(2 * us);
+}
 #else
 #define unsafe_teardown() false
+static inline void test_unhook_delay(void)
+{
+}
 #endif
 
 /* After SNAT, so keys are the addresses on the wire; before conntrack
@@ -263,8 +281,10 @@ static void __net_exit srff_net_pre_exit(struct net *net)
 {
 	struct srff_net *sn = srff_pernet(net);
 
-	if (!unsafe_teardown())
+	if (!unsafe_teardown()) {
+		test_unhook_delay();
 		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+	}
 }
 
 /*
@@ -277,8 +297,10 @@ static void __net_exit srff_net_exit(struct net *net)
 {
 	struct srff_net *sn = srff_pernet(net);
 
-	if (unsafe_teardown())
+	if (unsafe_teardown()) {
+		test_unhook_delay();
 		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+	}
 	cancel_delayed_work_sync(&sn->gc_work);
 	free_percpu(sn->stats);
 	srff_table_uninit(&sn->table);
