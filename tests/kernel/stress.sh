@@ -80,7 +80,9 @@ rx() { ip -n "$RCV" -j -s link show d0 | jq '.[0].stats64.rx.packets'; }
 OUT=$(mktemp -d)
 case $mode in
 flood)
-	srff_load
+	# Flows must outlive the flood until they are counted below, however
+	# slowly a loaded machine gets there.
+	srff_load idle_timeout_ms=600000
 	topology
 	traffic "$DUR"
 	log "flooding for $DUR s"
