@@ -85,6 +85,22 @@ static struct srff_flow *bucket_find(struct hlist_head *head,
 	return NULL;
 }
 
+/* Take one of @max slots of @count: false, with nothing taken, when all
+ * are. A compare-and-swap loop, not an increment taken back when it went
+ * over: the count never reads above the cap, not even for an instant, and
+ * a newcomer is never refused because another one was passing through.
+ */
+static bool count_reserve(atomic_t *count, unsigned int max)
+{
+	int old = atomic_read(count);
+
+	do {
+		if ((unsigned int)old >= max)
+			return false;
+	} while (!atomic_try_cmpxchg(count, &old, old + 1));
+	return true;
+}
+
 /* Reserve a slot in @t and in the host-wide count: false when either is
  * at its cap, with nothing reserved.
  */
@@ -92,16 +108,13 @@ static bool slot_reserve(struct srff_table *t)
 {
 	struct srff_table_shared *sh = t->shared;
 
-	if ((unsigned int)atomic_inc_return(&t->count) > READ_ONCE(t->max_flows))
-		goto full;
-	if (sh && (unsigned int)atomic_inc_return(&sh->count) > READ_ONCE(sh->max)) {
-		atomic_dec(&sh->count);
-		goto full;
+	if (!count_reserve(&t->count, READ_ONCE(t->max_flows)))
+		return false;
+	if (sh && !count_reserve(&sh->count, READ_ONCE(sh->max))) {
+		atomic_dec(&t->count);
+		return false;
 	}
 	return true;
-full:
-	atomic_dec(&t->count);
-	return false;
 }
 
 static void slot_release(struct srff_table *t)

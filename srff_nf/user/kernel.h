@@ -248,6 +248,13 @@ static inline void atomic_add(int i, atomic_t *v)
 
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
+/* Fully ordered on success; on failure *old is what was found. */
+static inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 static inline void set_bit(long nr, volatile unsigned long *addr)
 {
 	__atomic_fetch_or(addr + nr / BITS_PER_LONG,
