@@ -42,6 +42,17 @@ check() {	# check DESCRIPTION COMMAND...: fail unless COMMAND succeeds
 	fi
 }
 
+# expect_rc RC WHAT COMMAND...: run COMMAND, show the start of its output,
+# require exit status RC; the output is left in LAST_OUT.
+expect_rc() {	# expect_rc RC WHAT COMMAND...: run, show output, require RC
+	local want=$1 what=$2; shift 2
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	printf '#   %s\n' "$out" | head -3
+	check "$what (exit $rc)" test "$rc" = "$want"
+	LAST_OUT=$out
+}
+
 # setup_ns VAR...: create namespaces with random suffixes, lo up.
 setup_ns() {
 	local var name

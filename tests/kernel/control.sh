@@ -39,15 +39,6 @@ mode=${1:?mode}
 GENL="$PY $TOOLS/genl.py"
 [ -x "$SRFFCTL" ] || fail "srffctl not built"
 
-expect_rc() {	# expect_rc RC WHAT COMMAND...: run, show output, require RC
-	local want=$1 what=$2; shift 2
-	local out rc
-	out=$("$@" 2>&1); rc=$?
-	printf '#   %s\n' "$out" | head -3
-	check "$what (exit $rc)" test "$rc" = "$want"
-	LAST_OUT=$out
-}
-
 # Other namespaces may not set a GC interval shorter than the module's.
 HOST_GC_MS=100
 if [ "$mode" != nomodule ]; then
