@@ -5,6 +5,9 @@
 #   make              build the module (srff_nf/srff.ko) and srffctl
 #   make test         install what is missing, build, run every test
 #                     (native suites, then the kernel suite in a VM)
+#   make test-debug   the kernel suite in a KASAN/lockdep/kmemleak build of
+#                     Debian's 6.1 kernel, plus the uaf canary (PATTERN=...;
+#                     builds that kernel first: 20-30 min, then cached)
 #   make demo         the three-file FTP experiment in the VM, prints its table
 #   make experiments  both experiments (FTP and busy web server)
 #   make bench        per-packet cost and scale (native and in the guest)
@@ -12,14 +15,28 @@
 #   make deps         only install the dependencies (Debian 12, as root)
 #   make install      install srff.ko via DKMS and srffctl (+ man page)
 
-KVER ?= $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
+# The kernel `make` builds srff.ko for: the running one when its headers are
+# installed (a server: `make`, then insmod), else the Debian kernel the tests
+# boot (scripts/kver.sh; the build machines' own kernel has no headers). The
+# targets that run the module in a VM always build for the kernel they boot.
+# KVER=... or KDIR=... overrides.
+RUNNING_KVER := $(shell uname -r)
+TEST_KVER = $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
+ifeq ($(origin KVER),undefined)
+ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/build),)
+KVER := $(RUNNING_KVER)
+else
+KVER := $(TEST_KVER)
+$(info srff: no headers for the running kernel $(RUNNING_KVER) (apt-get install linux-headers-$(RUNNING_KVER) to build for it); building for $(if $(KVER),$(KVER),no kernel: run make deps))
+endif
+endif
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
 all: module srffctl
 
 module:
-	$(MAKE) -C srff_nf KVER=$(KVER) W=1
+	$(MAKE) -C srff_nf KVER=$(KVER) W=1 SRFF_WERROR=1
 
 srffctl:
 	$(MAKE) -C srffctl
@@ -31,8 +48,14 @@ deps:
 	scripts/deps.sh
 
 test: deps
-	$(MAKE) all
+	$(MAKE) all KVER=$(TEST_KVER)
 	tests/run
+
+# srff.ko is built against the debug kernel by tests/run-debug itself, in a
+# private tree; srffctl is the host binary.
+test-debug: deps
+	$(MAKE) srffctl
+	tests/run-debug "$(PATTERN)"
 
 check: all
 	$(MAKE) -C srff_nf/user check
@@ -41,23 +64,26 @@ check: all
 fuzz:
 	$(MAKE) -C srff_nf/user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-bench: deps all
+bench: deps
+	$(MAKE) all KVER=$(TEST_KVER)
 	bench/run
 
-demo: deps all
+demo: deps
+	$(MAKE) all KVER=$(TEST_KVER)
 	experiments/demo.sh
 
-experiments: deps all
+experiments: deps
+	$(MAKE) all KVER=$(TEST_KVER)
 	experiments/run-all.sh
 
 install: srffctl
-	scripts/dkms-install.sh
+	KVER=$(KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
 
 clean:
-	-$(MAKE) -C srff_nf clean
+	-$(MAKE) -C srff_nf KVER=$(KVER) clean
 	-$(MAKE) -C srffctl clean
 	-$(MAKE) -C srff_nf/user clean
 	rm -rf tests/out
 
-.PHONY: all module srffctl user deps test check fuzz bench demo experiments install clean
+.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install clean

@@ -7,10 +7,14 @@
 # running. Output is KTAP, ending in "srff-kernel: N passed, N failed".
 #
 #   tests/run-guest.sh [NAME-PATTERN]
+#
+# SRFF_TEST_OUT (default tests/out) is where each test's .log and .dmesg go:
+# tests/run-debug gives it a directory of its own, whose *.dmesg files are
+# then the whole kernel log of its run (this script clears the ring buffer).
 set -u
 cd "$(dirname "$0")/.."
 pattern=${1:-}
-out=tests/out
+out=${SRFF_TEST_OUT:-tests/out}
 mkdir -p "$out"
 BAD='BUG|WARNING|Oops|RCU stall|rcu_.*stall|soft lockup|hung task|general protection|kmem_cache_destroy|Slab cache still has objects|refcount_t'
 
