@@ -133,6 +133,9 @@ kasan_after() {
 # round_rmmod TAG UNSAFE: the senders run while srff is loaded, then rmmod
 # under them. Sets K.
 SENDERS=()
+# lib.sh's cleanup kills and waits for the background jobs: a stopped
+# sender would never die of it.
+trap '[ ${#SENDERS[@]} -eq 0 ] || kill -CONT "${SENDERS[@]}" 2>/dev/null; default_cleanup' EXIT
 round_rmmod() {
 	local tag=$1 unsafe=$2
 	dmesg -c >"$dir/$tag.before.dmesg"

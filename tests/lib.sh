@@ -104,8 +104,10 @@ srff_load() {
 }
 
 # wait_for TIMEOUT_S COMMAND...: poll COMMAND every 0.1 s until it succeeds.
+# SRFF_TIMEOUT_SCALE (an integer, default 1) stretches every TIMEOUT: under
+# the debug kernel (tests/run-debug) everything is several times slower.
 wait_for() {
-	local timeout=$1; shift
+	local timeout=$(( $1 * ${SRFF_TIMEOUT_SCALE:-1} )); shift
 	local deadline=$(( $(date +%s%N) + timeout * 1000000000 ))
 	while ! "$@"; do
 		if [ "$(date +%s%N)" -gt "$deadline" ]; then
