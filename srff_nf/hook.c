@@ -181,7 +181,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 				srff_gc_kick(sn);
 		}
 	} else if (unlikely(pkt.tcp_syn)) {
-		srff_flow_restart(f, now);	/* a reused 4-tuple */
+		srff_flow_restart(&sn->table, f, now);	/* a reused 4-tuple */
 	}
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
@@ -189,7 +189,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	/* What the qdisc will count: every segment of a GSO skb, headers
 	 * included (srff_wire_len).
 	 */
-	before = srff_flow_account(f, len, now, c->idle_reset);
+	before = srff_flow_account(&sn->table, f, len, now, c->idle_reset);
 	band = srff_band(c->thresholds, c->nthresholds, before);
 	goto mark;
 

@@ -185,8 +185,8 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	return 0;
 }
 
-/* A reply to @info built by @fill. */
-static int reply(struct genl_info *info, u8 cmd,
+/* A reply to @info of up to @size bytes, built by @fill. */
+static int reply(struct genl_info *info, u8 cmd, size_t size,
 		 int (*fill)(struct sk_buff *skb, struct srff_net *sn),
 		 struct srff_net *sn)
 {
@@ -194,7 +194,7 @@ static int reply(struct genl_info *info, u8 cmd,
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &srff_genl_family, 0, cmd);
@@ -236,13 +236,69 @@ static int fill_stats_reply(struct sk_buff *msg, struct srff_net *sn)
 
 static int srff_nl_get_config(struct sk_buff *skb, struct genl_info *info)
 {
-	return reply(info, SRFF_CMD_GET_CONFIG, fill_config_reply,
+	return reply(info, SRFF_CMD_GET_CONFIG, NLMSG_GOODSIZE, fill_config_reply,
 		     srff_pernet(genl_info_net(info)));
 }
 
 static int srff_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
-	return reply(info, SRFF_CMD_GET_STATS, fill_stats_reply,
+	return reply(info, SRFF_CMD_GET_STATS, NLMSG_GOODSIZE, fill_stats_reply,
+		     srff_pernet(genl_info_net(info)));
+}
+
+/* ---- sizes ------------------------------------------------------------ */
+
+/* Every bucket non-empty, each u64 with its padding attribute. */
+#define SIZES_REPLY_SIZE						\
+	(3 * nla_total_size_64bit(sizeof(u64)) +			\
+	 SRFF_SIZES_BUCKETS * (nla_total_size(0) +			\
+			       4 * nla_total_size_64bit(sizeof(u64))))
+
+static int fill_sizes(struct sk_buff *skb, const struct srff_sizes *h)
+{
+	struct nlattr *nest, *bucket;
+	unsigned int b;
+
+	nest = nla_nest_start(skb, SRFF_A_SIZES);
+	if (!nest ||
+	    put_u64(skb, SRFF_SIZES_A_FIN, h->reason[SRFF_SIZE_FIN], SRFF_SIZES_A_PAD) ||
+	    put_u64(skb, SRFF_SIZES_A_IDLE, h->reason[SRFF_SIZE_IDLE], SRFF_SIZES_A_PAD) ||
+	    put_u64(skb, SRFF_SIZES_A_MSG, h->reason[SRFF_SIZE_MSG], SRFF_SIZES_A_PAD))
+		return -EMSGSIZE;
+	for (b = 0; b < SRFF_SIZES_BUCKETS; b++) {
+		if (!h->flows[b])
+			continue;
+		bucket = nla_nest_start(skb, SRFF_SIZES_A_BUCKET);
+		if (!bucket ||
+		    put_u64(skb, SRFF_BUCKET_A_LOW, srff_sizes_low(b), SRFF_BUCKET_A_PAD) ||
+		    (b + 1 < SRFF_SIZES_BUCKETS &&
+		     put_u64(skb, SRFF_BUCKET_A_HIGH, srff_sizes_low(b + 1), SRFF_BUCKET_A_PAD)) ||
+		    put_u64(skb, SRFF_BUCKET_A_FLOWS, h->flows[b], SRFF_BUCKET_A_PAD) ||
+		    put_u64(skb, SRFF_BUCKET_A_BYTES, h->bytes[b], SRFF_BUCKET_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, bucket);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int fill_sizes_reply(struct sk_buff *msg, struct srff_net *sn)
+{
+	struct srff_sizes *h;
+	int err;
+
+	h = kmalloc(sizeof(*h), GFP_KERNEL);	/* 2 KiB: not on the stack */
+	if (!h)
+		return -ENOMEM;
+	srff_table_sizes_read(&sn->table, h);
+	err = fill_sizes(msg, h);
+	kfree(h);
+	return err;
+}
+
+static int srff_nl_get_sizes(struct sk_buff *skb, struct genl_info *info)
+{
+	return reply(info, SRFF_CMD_GET_SIZES, SIZES_REPLY_SIZE, fill_sizes_reply,
 		     srff_pernet(genl_info_net(info)));
 }
 
@@ -525,6 +581,10 @@ static const struct genl_ops srff_genl_ops[] = {
 		.cmd = SRFF_CMD_FLUSH_FLOWS,
 		.doit = srff_nl_flush,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = SRFF_CMD_GET_SIZES,
+		.doit = srff_nl_get_sizes,
 	},
 };
 

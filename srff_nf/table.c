@@ -41,7 +41,10 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 	if (!t->buckets)
 		return -ENOMEM;
 	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL_ACCOUNT);
-	if (!t->locks) {
+	t->sizes = alloc_percpu_gfp(struct srff_sizes, GFP_KERNEL_ACCOUNT);
+	if (!t->locks || !t->sizes) {
+		free_percpu(t->sizes);
+		kvfree(t->locks);
 		kvfree(t->buckets);
 		return -ENOMEM;
 	}
@@ -70,6 +73,7 @@ void srff_table_uninit(struct srff_table *t)
 {
 	srff_table_sweep(t, SRFF_SWEEP_ALL, 0, 0);
 	WARN_ON(atomic_read(&t->count));
+	free_percpu(t->sizes);
 	kvfree(t->locks);
 	kvfree(t->buckets);
 }
@@ -198,6 +202,9 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		victim = srff_table_count(t) <= READ_ONCE(t->max_flows) ?
 			 bucket_victim(head, now, lock) : NULL;
 		if (victim) {
+			srff_sizes_add(t->sizes, atomic64_read(&victim->bytes),
+				       test_bit(SRFF_FLOW_CLOSED_BIT, &victim->flags) ?
+				       SRFF_SIZE_FIN : SRFF_SIZE_IDLE);
 			flow_unlink(t, victim, lock);
 			atomic64_inc(&t->evicted);
 			/* Another CPU may take the slot first: then refuse. */
@@ -273,13 +280,20 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 
 			chain++;
 			if (mode == SRFF_SWEEP_GC) {
+				enum srff_size_reason why;
+
 				if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) &&
-				    time_after_eq(now, last + SRFF_CLOSED_LINGER))
+				    time_after_eq(now, last + SRFF_CLOSED_LINGER)) {
 					closed++;
-				else if (time_after_eq(now, last + idle_timeout))
+					why = SRFF_SIZE_FIN;
+				} else if (time_after_eq(now, last + idle_timeout)) {
 					idle++;
-				else
+					why = SRFF_SIZE_IDLE;
+				} else {
 					continue;
+				}
+				srff_sizes_add(t->sizes,
+					       atomic64_read(&f->bytes), why);
 			}
 			flow_unlink(t, f, lock);
 			freed++;
@@ -341,4 +355,20 @@ int srff_table_walk(struct srff_table *t, unsigned int *bucket,
 out:
 	rcu_read_unlock();
 	return err;
+}
+
+/* The flow-size histogram, summed over CPUs into @out. Any context. */
+void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out)
+{
+	unsigned int cpu, i;
+
+	BUILD_BUG_ON(sizeof(struct srff_sizes) % sizeof(u64));
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		const u64 *src = (const u64 *)per_cpu_ptr(t->sizes, cpu);
+		u64 *dst = (u64 *)out;
+
+		for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
+			dst[i] += READ_ONCE(src[i]);
+	}
 }

@@ -33,6 +33,7 @@
 
 #include "compat.h"
 #include "flowkey.h"
+#include "sizes.h"
 
 #define SRFF_FLOW_CLOSED_BIT	0	/* TCP FIN or RST seen */
 
@@ -60,6 +61,7 @@ struct srff_table {
 	unsigned int lock_mask;
 	unsigned int max_flows;		/* READ_ONCE: may change at run time */
 	struct srff_table_shared *shared; /* NULL: no host-wide cap */
+	struct srff_sizes __percpu *sizes; /* finished flows (sizes.h) */
 	siphash_key_t secret;
 	/* Written on every link and unlink: a line of their own, so that
 	 * inserts on one CPU do not evict the line every lookup reads.
@@ -110,6 +112,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 				 unsigned long now, bool *created);
 unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout);
+void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out);
 int srff_table_walk(struct srff_table *t, unsigned int *bucket,
 		    unsigned int *pos,
 		    int (*fn)(const struct srff_flow *f, void *arg), void *arg);
@@ -140,7 +143,8 @@ static inline bool srff_table_pressure(const struct srff_table *t)
 /*
  * Account @len bytes to @f and return what it had sent before them. With
  * a non-zero @idle_reset, a flow idle for that long starts again at 0, so
- * a new response on a kept-alive connection starts in the top band.
+ * a new response on a kept-alive connection starts in the top band; what
+ * it sent before the gap is recorded as one response (SRFF_SIZE_MSG).
  *
  * The reset loses no bytes when CPUs race: bytes are only ever added, and
  * the one CPU that moves last_seen past the idle gap (cmpxchg) subtracts
@@ -149,7 +153,8 @@ static inline bool srff_table_pressure(const struct srff_table *t)
  * a @b read while last_seen still showed the gap includes no packet sent
  * after it: the packets that raced the reset stay counted.
  */
-static inline u64 srff_flow_account(struct srff_flow *f, unsigned int len,
+static inline u64 srff_flow_account(struct srff_table *t,
+				    struct srff_flow *f, unsigned int len,
 				    unsigned long now,
 				    unsigned long idle_reset)
 {
@@ -163,8 +168,11 @@ static inline u64 srff_flow_account(struct srff_flow *f, unsigned int len,
 	last = READ_ONCE(f->last_seen);
 	SRFF_RACE_WINDOW();	/* where another CPU may account the same flow */
 	if (idle_reset && time_after_eq(now, last + idle_reset)) {
-		if (cmpxchg(&f->last_seen, last, now) == last)
+		if (cmpxchg(&f->last_seen, last, now) == last) {
 			atomic64_sub(b, &f->bytes);
+			if (b > 0)
+				srff_sizes_add(t->sizes, b, SRFF_SIZE_MSG);
+		}
 	} else if (last != now) {
 		WRITE_ONCE(f->last_seen, now);
 	}
@@ -178,11 +186,16 @@ static inline void srff_flow_close(struct srff_flow *f)
 }
 
 /* A SYN on a key the table still holds starts a new connection (a reused
- * 4-tuple): it must not inherit the old one's count or closed flag.
+ * 4-tuple): it must not inherit the old one's count or closed flag. The
+ * old connection has ended: its size is recorded.
  */
-static inline void srff_flow_restart(struct srff_flow *f, unsigned long now)
+static inline void srff_flow_restart(struct srff_table *t,
+				     struct srff_flow *f, unsigned long now)
 {
-	atomic64_set(&f->bytes, 0);
+	s64 b = atomic64_xchg(&f->bytes, 0);
+
+	if (b > 0)
+		srff_sizes_add(t->sizes, b, SRFF_SIZE_FIN);
 	if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
 		clear_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
 	WRITE_ONCE(f->last_seen, now);

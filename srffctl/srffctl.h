@@ -10,6 +10,7 @@
  *   config.c   show, set, set-thresholds, save, apply
  *   stats.c    stats
  *   flows.c    flows, flush
+ *   sizes.c    sizes (the flow-size histogram)
  */
 #ifndef SRFFCTL_H
 #define SRFFCTL_H
@@ -128,6 +129,7 @@ int cmd_apply(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
 int cmd_flush(int argc, char **argv);
+int cmd_sizes(int argc, char **argv);
 
 extern const char *prog;
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -187,7 +187,7 @@ static inline unsigned int hash_packet(struct srff_table *t, u32 i,
 		return 0;
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
-	before = srff_flow_account(f, pkt_len(i), now, 0);
+	before = srff_flow_account(t, f, pkt_len(i), now, 0);
 	return srff_band(thresholds, 2, before);
 }
 

@@ -264,7 +264,7 @@ static void drive_table(const struct srff_pkt *p, unsigned int len, u8 op)
 			m->bytes += len;
 		}
 		m->last_seen = now;
-		before = srff_flow_account(f, len, now, idle_reset);
+		before = srff_flow_account(&table, f, len, now, idle_reset);
 		FUZZ_CHECK(before == mb);
 		FUZZ_CHECK((u64)atomic64_read(&f->bytes) == m->bytes);
 		FUZZ_CHECK(f->last_seen == now);

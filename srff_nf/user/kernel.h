@@ -82,6 +82,7 @@ typedef unsigned int slab_flags_t;
 #define SMP_CACHE_BYTES		64
 #define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
 
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 
@@ -165,6 +166,12 @@ static inline bool __must_check IS_ERR(const void *ptr)
 
 /* ---- log2 ------------------------------------------------------------- */
 
+/* As the kernel's: the position of the highest set bit, 1-based; 0 for 0. */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
 /* As the kernel's; 0 gives 1 here, where the kernel's is undefined. */
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
@@ -232,6 +239,11 @@ static inline s64 atomic64_fetch_add(s64 i, atomic64_t *v)
 static inline void atomic64_sub(s64 i, atomic64_t *v)
 {
 	__atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline s64 atomic64_xchg(atomic64_t *v, s64 i)
+{
+	return __atomic_exchange_n(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
 static inline void atomic_add(int i, atomic_t *v)
@@ -448,6 +460,17 @@ void kmem_cache_destroy(struct kmem_cache *s);
 
 void *kvcalloc(size_t n, size_t size, gfp_t flags);
 void kvfree(const void *p);
+
+/*
+ * Per-CPU data: one CPU, so one copy, from kvcalloc(); this_cpu ops are
+ * atomic, as test threads stand in for CPUs.
+ */
+#define alloc_percpu_gfp(type, flags)	((type *)kvcalloc(1, sizeof(type), (flags)))
+#define free_percpu(p)			kvfree(p)
+#define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
+#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
+#define this_cpu_add(var, val)		((void)__atomic_fetch_add(&(var), (val), __ATOMIC_RELAXED))
+#define this_cpu_inc(var)		this_cpu_add(var, 1)
 
 extern long srff_user_slab_live;	/* objects live in all caches */
 extern unsigned long srff_user_slab_allocs; /* kmem_cache_alloc() calls */

@@ -71,7 +71,7 @@ static void table_init_sizes(void)
 		CHECK_EQ(t.hash_mask, cases[i].hash_mask);
 		CHECK_EQ(t.lock_mask, cases[i].lock_mask);
 		CHECK_EQ(srff_table_count(&t), 0);
-		CHECK_EQ(srff_user_kv_live, 2);
+		CHECK_EQ(srff_user_kv_live, 3);	/* buckets, locks, sizes */
 		teardown(&t);
 	}
 }
@@ -82,7 +82,7 @@ static void table_init_enomem(void)
 	struct srff_table t;
 	int nth;
 
-	for (nth = 1; nth <= 2; nth++) {
+	for (nth = 1; nth <= 3; nth++) {	/* buckets, locks, sizes */
 		srff_user_kv_fail_nth = nth;
 		CHECK_EQ_INT(srff_table_init(&t, 64, 100, NULL), -ENOMEM);
 		CHECK_EQ(srff_user_kv_live, 0);
@@ -218,13 +218,13 @@ static void account_returns_bytes_before(void)
 
 	setup(&t, 8, 8);
 	f = get(&t, 1, 100, &created);
-	CHECK_EQ(srff_flow_account(f, 100, 100, 0), 0);
-	CHECK_EQ(srff_flow_account(f, 200, 100, 0), 100);
-	CHECK_EQ(srff_flow_account(f, 1500, 101, 0), 300);
+	CHECK_EQ(srff_flow_account(&t, f, 100, 100, 0), 0);
+	CHECK_EQ(srff_flow_account(&t, f, 200, 100, 0), 100);
+	CHECK_EQ(srff_flow_account(&t, f, 1500, 101, 0), 300);
 	CHECK_EQ(atomic64_read(&f->bytes), 1800);
 	CHECK_EQ(f->last_seen, 101);
 	/* Without idle reset, a long silence changes nothing. */
-	CHECK_EQ(srff_flow_account(f, 1, 101 + 100 * HZ, 0), 1800);
+	CHECK_EQ(srff_flow_account(&t, f, 1, 101 + 100 * HZ, 0), 1800);
 	CHECK_EQ(f->last_seen, 101 + 100 * HZ);
 	CHECK_EQ(f->created, 100);
 	teardown(&t);
@@ -245,16 +245,16 @@ static void account_idle_reset(void)
 		/* The second time across the jiffies wrap. */
 		t0 = wrap ? ULONG_MAX - reset / 2 : 5000;
 		f = get(&t, wrap, t0, &created);
-		CHECK_EQ(srff_flow_account(f, 1000, t0, reset), 0);
+		CHECK_EQ(srff_flow_account(&t, f, 1000, t0, reset), 0);
 		now = t0 + reset - 1;		/* just under: keeps counting */
-		CHECK_EQ(srff_flow_account(f, 1000, now, reset), 1000);
+		CHECK_EQ(srff_flow_account(&t, f, 1000, now, reset), 1000);
 		now += reset;			/* exactly idle_reset later */
-		CHECK_EQ(srff_flow_account(f, 700, now, reset), 0);
+		CHECK_EQ(srff_flow_account(&t, f, 700, now, reset), 0);
 		CHECK_EQ(atomic64_read(&f->bytes), 700);
 		CHECK_EQ(f->last_seen, now);
-		CHECK_EQ(srff_flow_account(f, 5, now + 1, reset), 700);
+		CHECK_EQ(srff_flow_account(&t, f, 5, now + 1, reset), 700);
 		now += 1 + 5 * reset;
-		CHECK_EQ(srff_flow_account(f, 9, now, reset), 0);
+		CHECK_EQ(srff_flow_account(&t, f, 9, now, reset), 0);
 		CHECK_EQ(atomic64_read(&f->bytes), 9);
 	}
 	teardown(&t);
@@ -282,7 +282,7 @@ static void gc_frees_idle_keeps_busy(void)
 	CHECK_EQ(atomic64_read(&t.gc_runs), 1);
 	CHECK(get(&t, 1, now, &created) == busy && !created);
 	CHECK_EQ(busy->last_seen, now - IDLE + 1);	/* lookups don't touch it */
-	srff_flow_account(busy, 100, now, 0);
+	srff_flow_account(&t, busy, 100, now, 0);
 
 	/* Unlinked flows stay readable until the grace period ends. */
 	CHECK_EQ(srff_user_rcu_pending, 2);
@@ -347,7 +347,7 @@ static void gc_retires_closed_flows(void)
 	CHECK(get(&t, 5, now, &created) && !created);
 	CHECK_EQ(srff_table_count(&t), 2);
 	/* A closed flow that keeps sending is kept until it goes quiet. */
-	srff_flow_account(f, 100, now, 0);
+	srff_flow_account(&t, f, 100, now, 0);
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + SRFF_CLOSED_LINGER - 1, IDLE), 0);
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, now + SRFF_CLOSED_LINGER, IDLE), 1);
 	CHECK_EQ(atomic64_read(&t.fin_retired), 3);
@@ -611,31 +611,35 @@ static void walk_shift_is_seen_by_gen(void)
 	}
 }
 
-/* The generation moves on every link and unlink, and on nothing else. */
+/* The generation moves on every link and unlink, and on nothing else.
+ * One bucket, so that the closed flow is always the one evicted (with
+ * more, whether it shares the newcomer's bucket depends on the secret).
+ */
 static void gen_counts_links_and_unlinks(void)
 {
 	struct srff_table t;
 	struct srff_flow *f;
 	bool created;
 
-	setup(&t, 16, 3);
+	setup(&t, 1, 3);
 	CHECK_EQ(atomic_read(&t.gen), 0);
 	f = get(&t, 1, 10, &created);
 	CHECK_EQ(atomic_read(&t.gen), 1);
 	get(&t, 1, 11, &created);			/* lookup */
-	srff_flow_account(f, 100, 11, 0);		/* accounting */
+	srff_flow_account(&t, f, 100, 11, 0);		/* accounting */
 	srff_flow_close(f);
 	CHECK_EQ(atomic_read(&t.gen), 1);
 	get(&t, 2, 10, &created);
 	get(&t, 3, 10, &created);
-	get(&t, 4, 10, &created);			/* over the cap */
+	get(&t, 4, 10, &created);	/* over the cap: evicts 1 */
+	CHECK_EQ(atomic_read(&t.gen), 5);
 	srff_user_slab_fail_nth = 1;
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, 0), 3);
 	CHECK(IS_ERR(get(&t, 5, 10, &created)));	/* allocation failed */
 	srff_user_slab_fail_nth = 0;
-	CHECK_EQ(atomic_read(&t.gen), 6);
+	CHECK_EQ(atomic_read(&t.gen), 8);
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 12, IDLE), 0);
-	CHECK_EQ(atomic_read(&t.gen), 6);
+	CHECK_EQ(atomic_read(&t.gen), 8);
 	teardown(&t);
 }
 
@@ -671,7 +675,7 @@ static void full_table_evicts_closed_then_idle(void)
 	/* Flows 0 and 1 keep sending; 3 (idle since t0) is older than 10. */
 	for (i = 0; i < 2; i++) {
 		k = key(i);
-		srff_flow_account(srff_table_find(&t, &k), 100, later, 0);
+		srff_flow_account(&t, srff_table_find(&t, &k), 100, later, 0);
 	}
 	CHECK(!IS_ERR(get(&t, 11, later, &created)) && created);
 	k = key(3);
@@ -740,14 +744,14 @@ static void restart_clears_count_and_closed(void)
 
 	setup(&t, 8, 8);
 	f = get(&t, 1, 10, &created);
-	srff_flow_account(f, 50000, 10, 0);
+	srff_flow_account(&t, f, 50000, 10, 0);
 	srff_flow_close(f);
-	srff_flow_restart(f, 20);
+	srff_flow_restart(&t, f, 20);
 	CHECK_EQ(atomic64_read(&f->bytes), 0);
 	CHECK(!test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags));
 	CHECK_EQ(f->last_seen, 20);
 	CHECK_EQ(f->created, 20);
-	CHECK_EQ(srff_flow_account(f, 100, 20, 0), 0);
+	CHECK_EQ(srff_flow_account(&t, f, 100, 20, 0), 0);
 	/* No longer retired as a closed flow would be. */
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 20 + SRFF_CLOSED_LINGER, IDLE), 0);
 	teardown(&t);
@@ -758,13 +762,14 @@ static void restart_clears_count_and_closed(void)
  * read of last_seen and its write (SRFF_RACE_WINDOW): both saw the gap,
  * and both packets must count in the new response.
  */
+static struct srff_table *race_table;
 static struct srff_flow *race_flow;
 static unsigned long race_now;
 static u64 race_before;
 
 static void race_other_cpu(void)
 {
-	race_before = srff_flow_account(race_flow, 300, race_now, HZ);
+	race_before = srff_flow_account(race_table, race_flow, 300, race_now, HZ);
 }
 
 static void account_idle_reset_interleaved(void)
@@ -774,11 +779,12 @@ static void account_idle_reset_interleaved(void)
 	u64 before;
 
 	setup(&t, 8, 8);
+	race_table = &t;
 	race_flow = get(&t, 1, 100, &created);
-	CHECK_EQ(srff_flow_account(race_flow, 5000, 100, HZ), 0);
+	CHECK_EQ(srff_flow_account(&t, race_flow, 5000, 100, HZ), 0);
 	race_now = 100 + 3 * HZ;
 	srff_user_race_hook = race_other_cpu;
-	before = srff_flow_account(race_flow, 700, race_now, HZ);
+	before = srff_flow_account(&t, race_flow, 700, race_now, HZ);
 	CHECK(srff_user_race_hook == NULL);		/* it ran */
 	CHECK_EQ(atomic64_read(&race_flow->bytes), 1000);	/* 300 + 700 */
 	CHECK_EQ(race_before, 0);			/* the other CPU reset */
@@ -799,6 +805,7 @@ static void account_idle_reset_interleaved(void)
  * far wider than the race) until the main thread opens round i.
  */
 struct race {
+	struct srff_table *t;
 	struct srff_flow *f;
 	unsigned int round;		/* round open to both threads */
 	unsigned int done;		/* rounds the helper finished */
@@ -813,7 +820,7 @@ static void *race_sender(void *arg)
 	for (i = 1; i <= RACE_ROUNDS; i++) {
 		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) != i)
 			;
-		srff_flow_account(r->f, RACE_LEN, r->now[i - 1], HZ);
+		srff_flow_account(r->t, r->f, RACE_LEN, r->now[i - 1], HZ);
 		__atomic_store_n(&r->done, i, __ATOMIC_RELEASE);
 	}
 	return NULL;
@@ -831,13 +838,14 @@ static void account_idle_reset_race_loses_nothing(void)
 	if (!r)
 		return;
 	setup(&t, 8, 8);
+	r->t = &t;
 	r->f = get(&t, 1, 0, &created);
 	for (i = 0; i < RACE_ROUNDS; i++)
 		r->now[i] = (i + 1) * 2 * HZ;	/* an idle gap before each */
 	CHECK_EQ_INT(pthread_create(&th, NULL, race_sender, r), 0);
 	for (i = 1; i <= RACE_ROUNDS; i++) {
 		__atomic_store_n(&r->round, i, __ATOMIC_RELEASE);
-		srff_flow_account(r->f, RACE_LEN, r->now[i - 1], HZ);
+		srff_flow_account(&t, r->f, RACE_LEN, r->now[i - 1], HZ);
 		while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != i)
 			;
 		lost += atomic64_read(&r->f->bytes) != 2 * RACE_LEN;
@@ -861,6 +869,106 @@ static void ms_since_is_64bit_and_never_negative(void)
 	CHECK_EQ(srff_ms_since(ULONG_MAX - HZ + 1, HZ), 2000);	/* across the wrap */
 	CHECK_EQ(srff_ms_since(2000, 1999), 0);
 	CHECK_EQ(srff_ms_since(5, 5), 0);
+}
+
+/* ---- the flow-size histogram (sizes.h) ---------------------------------- */
+
+/* Buckets tile the sizes: every bucket's low bound maps back to it, the
+ * byte before the next bound too, bounds rise, and no bucket from 1 KiB on
+ * is wider than a quarter of its low bound.
+ */
+static void sizes_buckets_tile(void)
+{
+	unsigned int b;
+
+	CHECK_EQ(srff_sizes_bucket(0), 0);
+	CHECK_EQ(srff_sizes_bucket(255), 0);
+	CHECK_EQ(srff_sizes_bucket(256), 1);
+	CHECK_EQ(srff_sizes_bucket(1023), 3);
+	CHECK_EQ(srff_sizes_bucket(1024), 4);
+	CHECK_EQ(srff_sizes_low(4), 1024);
+	CHECK_EQ(srff_sizes_low(8), 2048);
+	CHECK_EQ(srff_sizes_bucket(1500), 5);		/* 1280-1535 */
+	CHECK_EQ(srff_sizes_bucket(1ULL << 30), 84);	/* 2^22 units: (22 - 1) * 4 */
+	CHECK_EQ(srff_sizes_low(srff_sizes_bucket(1ULL << 30)), 1ULL << 30);
+	CHECK_EQ(srff_sizes_bucket(1ULL << 41), SRFF_SIZES_BUCKETS - 1);
+	CHECK_EQ(srff_sizes_bucket(~0ULL), SRFF_SIZES_BUCKETS - 1);
+	for (b = 0; b < SRFF_SIZES_BUCKETS; b++) {
+		u64 lo = srff_sizes_low(b);
+
+		CHECK_EQ(srff_sizes_bucket(lo), b);
+		if (b + 1 == SRFF_SIZES_BUCKETS)
+			break;
+		CHECK(srff_sizes_low(b + 1) > lo);
+		CHECK_EQ(srff_sizes_bucket(srff_sizes_low(b + 1) - 1), b);
+		if (lo >= 1024)
+			CHECK(srff_sizes_low(b + 1) - lo <= lo / 4);
+	}
+}
+
+static u64 sizes_total(const struct srff_table *t, int what)
+{
+	u64 n = 0;
+	unsigned int b;
+
+	for (b = 0; b < SRFF_SIZES_BUCKETS; b++)
+		n += what ? t->sizes->bytes[b] : t->sizes->flows[b];
+	return n;
+}
+
+/* A flow's size is recorded once, when it ends, with the reason. */
+static void sizes_record_each_end(void)
+{
+	struct srff_flow *f;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 1, 2);
+	/* Retired after FIN: its bytes, in its bucket. */
+	f = get(&t, 1, 10, &created);
+	srff_flow_account(&t, f, 3000, 10, 0);
+	srff_flow_close(f);
+	/* Idle: collected by GC. */
+	f = get(&t, 2, 10, &created);
+	srff_flow_account(&t, f, 70000, 10, 0);
+	CHECK_EQ(sizes_total(&t, 0), 0);		/* nothing ended yet */
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 10 + SRFF_CLOSED_LINGER, IDLE), 1);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN], 1);
+	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(3000)], 1);
+	CHECK_EQ(t.sizes->bytes[srff_sizes_bucket(3000)], 3000);
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 10 + IDLE, IDLE), 1);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_IDLE], 1);
+	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(70000)], 1);
+	CHECK_EQ(sizes_total(&t, 1), 73000);
+
+	/* Kept alive: each response ended by an idle gap is one. */
+	f = get(&t, 3, 1000, &created);
+	srff_flow_account(&t, f, 5000, 1000, HZ);
+	srff_flow_account(&t, f, 5000, 1001, HZ);
+	srff_flow_account(&t, f, 800, 1000 + 2 * HZ, HZ);	/* gap: 10000 ended */
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_MSG], 1);
+	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(10000)], 1);
+	/* A SYN on the same 4-tuple: the 800 of the old connection ended. */
+	srff_flow_restart(&t, f, 1000 + 3 * HZ);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN], 2);
+	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(800)], 1);
+	srff_flow_account(&t, f, 400, 1000 + 3 * HZ, HZ);
+
+	/* Evicted idle from the full table (cap 2): its 400 ended. */
+	f = get(&t, 4, 1000 + 3 * HZ, &created);
+	srff_flow_account(&t, f, 100, 1000 + 3 * HZ, 0);
+	CHECK(!IS_ERR(get(&t, 5, 1000 + 3 * HZ + SRFF_EVICT_MIN_IDLE, &created)) && created);
+	CHECK_EQ(atomic64_read(&t.evicted), 1);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_IDLE], 2);
+	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(400)] +
+		 t.sizes->flows[srff_sizes_bucket(100)], 1);
+
+	/* A flush and the teardown record nothing. */
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, 0), 2);
+	CHECK_EQ(sizes_total(&t, 0), 5);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN] + t.sizes->reason[SRFF_SIZE_IDLE] +
+		 t.sizes->reason[SRFF_SIZE_MSG], 5);
+	teardown(&t);
 }
 
 const struct srff_test srff_tests_table[] = {
@@ -890,5 +998,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(ms_since_is_64bit_and_never_negative),
 	SRFF_TEST(account_idle_reset_interleaved),
 	SRFF_TEST(account_idle_reset_race_loses_nothing),
+	SRFF_TEST(sizes_buckets_tile),
+	SRFF_TEST(sizes_record_each_end),
 	{ NULL, NULL }
 };

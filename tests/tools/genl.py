@@ -31,7 +31,8 @@ SOL_NETLINK = 270
 NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS = 1, 2
 NLA_F_NESTED = 0x8000
-CMDS = {"get-config": 1, "set-config": 2, "get-stats": 3, "get-flows": 4, "flush": 5}
+CMDS = {"get-config": 1, "set-config": 2, "get-stats": 3, "get-flows": 4, "flush": 5,
+        "get-sizes": 6}
 
 
 def uapi_enum(name):

@@ -10,7 +10,7 @@ a value drawn from the edges of its range (or random), and with probability
 one half a structural mutation on top: an unknown or misplaced attribute
 type, a payload too short or too long, a nest without NLA_F_NESTED, a nest
 item of the wrong type, size or count, random bytes, a duplicate. A few
-requests are GET_CONFIG, GET_STATS or FLUSH_FLOWS carrying attributes.
+requests are GET_CONFIG, GET_STATS, GET_SIZES or FLUSH_FLOWS carrying attributes.
 
 After every request the configuration is read back, and:
   - a refused request must carry an extended-ack message and leave the
@@ -196,7 +196,7 @@ def main():
     for n in range(a.n):
         cmd = "set-config"
         if rng.random() < 0.05:
-            cmd = rng.choice(["get-config", "get-stats", "flush"])
+            cmd = rng.choice(["get-config", "get-stats", "flush", "get-sizes"])
             counts["other_cmds"] += 1
         names = rng.sample(sorted(SCALARS) + sorted(LISTS), rng.randint(1, 5))
         want = {}

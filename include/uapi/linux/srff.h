@@ -18,6 +18,8 @@
  *   SRFF_CMD_GET_STATS    doit  -> reply carries SRFF_A_STATS
  *   SRFF_CMD_GET_FLOWS    dump  (admin) one message per flow, SRFF_A_FLOW
  *   SRFF_CMD_FLUSH_FLOWS  doit  (admin) forget every tracked flow
+ *   SRFF_CMD_GET_SIZES    doit  -> reply carries SRFF_A_SIZES: the sizes of
+ *                               the flows that ended (srff_nf/sizes.h)
  */
 #ifndef _UAPI_LINUX_SRFF_H
 #define _UAPI_LINUX_SRFF_H
@@ -49,6 +51,7 @@ enum srff_cmd {
 	SRFF_CMD_GET_STATS,
 	SRFF_CMD_GET_FLOWS,
 	SRFF_CMD_FLUSH_FLOWS,
+	SRFF_CMD_GET_SIZES,
 	__SRFF_CMD_MAX
 };
 #define SRFF_CMD_MAX (__SRFF_CMD_MAX - 1)
@@ -88,6 +91,7 @@ enum srff_attr {
 	SRFF_A_IDLE_RESET_MS,	/* u32: 0 = off */
 	SRFF_A_STATS,		/* nest, enum srff_stats_attr */
 	SRFF_A_FLOW,		/* nest, enum srff_flow_attr */
+	SRFF_A_SIZES,		/* nest, enum srff_sizes_attr */
 	__SRFF_A_MAX
 };
 #define SRFF_A_MAX (__SRFF_A_MAX - 1)
@@ -164,6 +168,35 @@ enum srff_flow_attr {
 	__SRFF_FLOW_A_MAX
 };
 #define SRFF_FLOW_A_MAX (__SRFF_FLOW_A_MAX - 1)
+
+/*
+ * The flow-size histogram: every flow that ended since the namespace's
+ * srff started, counted once with what it sent (headers included).
+ */
+enum srff_sizes_attr {
+	SRFF_SIZES_A_UNSPEC,
+	SRFF_SIZES_A_PAD,
+	SRFF_SIZES_A_FIN,	/* u64: flows that ended with FIN or RST */
+	SRFF_SIZES_A_IDLE,	/* u64: flows that ended idle */
+	SRFF_SIZES_A_MSG,	/* u64: responses on kept-alive connections,
+				 * ended by an idle gap of idle_reset_ms */
+	SRFF_SIZES_A_BUCKET,	/* nest, enum srff_bucket_attr: one per
+				 * non-empty bucket, in ascending order */
+	__SRFF_SIZES_A_MAX
+};
+#define SRFF_SIZES_A_MAX (__SRFF_SIZES_A_MAX - 1)
+
+enum srff_bucket_attr {
+	SRFF_BUCKET_A_UNSPEC,
+	SRFF_BUCKET_A_PAD,
+	SRFF_BUCKET_A_LOW,	/* u64: the smallest size it counts, bytes */
+	SRFF_BUCKET_A_HIGH,	/* u64: the smallest it does not (absent for
+				 * the last bucket, which has no bound) */
+	SRFF_BUCKET_A_FLOWS,	/* u64 */
+	SRFF_BUCKET_A_BYTES,	/* u64: their sizes, summed */
+	__SRFF_BUCKET_A_MAX
+};
+#define SRFF_BUCKET_A_MAX (__SRFF_BUCKET_A_MAX - 1)
 
 #define SRFF_FLOW_F_CLOSED	(1U << 0)	/* FIN or RST was sent */
 
