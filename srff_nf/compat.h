@@ -28,6 +28,9 @@
 #include <linux/random.h>
 #include <linux/log2.h>
 #include <linux/err.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/limits.h>
 #include <net/ip.h>
 /* User-space tests run another "CPU" here to force an interleaving. */
 #define SRFF_RACE_WINDOW()	do { } while (0)

@@ -12,10 +12,18 @@
 
 #include "srff.h"
 
-static unsigned long long thresholds[SRFF_MAX_THRESHOLDS] = { 1500, 5000 };
-static unsigned int nthresholds = 2;
+static unsigned long long thresholds[SRFF_MAX_THRESHOLDS];
+static unsigned int nthresholds;	/* 0: not given */
 module_param_array(thresholds, ullong, &nthresholds, 0444);
-MODULE_PARM_DESC(thresholds, "ascending byte thresholds, at most 15 (default 1500,5000)");
+MODULE_PARM_DESC(thresholds, "ascending byte thresholds, at most 15; giving them fixes them (default: learnt, starting at 16384,131072)");
+
+static int auto_thresholds = -1;
+module_param(auto_thresholds, int, 0444);
+MODULE_PARM_DESC(auto_thresholds, "1: learn the thresholds from the sizes of finished flows, 0: keep them as set (default: 1 unless thresholds= is given)");
+
+static unsigned int auto_min_flows = SRFF_AUTO_MIN_FLOWS;
+module_param(auto_min_flows, uint, 0444);
+MODULE_PARM_DESC(auto_min_flows, "learn thresholds only from at least this many recent flows (default 1000)");
 
 static unsigned int priorities[SRFF_MAX_BANDS] = { 6, 0, 2 };
 static unsigned int npriorities = 3;
@@ -198,6 +206,10 @@ int srff_config_check(struct srff_config *c, const char **msg)
 		*msg = "app priority must be override or keep";
 		return SRFF_A_APP_PRIORITY;
 	}
+	if (c->auto_thresholds > 1) {
+		*msg = "auto thresholds must be 0 (as set) or 1 (learnt)";
+		return SRFF_A_AUTO_THRESHOLDS;
+	}
 	if (c->ntop_ports > SRFF_MAX_TOP_PORTS) {
 		*msg = "at most 32 top ports";
 		return SRFF_A_TOP_PORTS;
@@ -223,6 +235,25 @@ static int name_index(const char *const *names, unsigned int n, const char *s)
 	return -1;
 }
 
+unsigned int srff_config_auto_min_flows(void)
+{
+	return auto_min_flows;
+}
+
+/*
+ * @n thresholds for automatic mode before it has learnt any (and when the
+ * number of bands changes): SRFF_AUTO_FLOOR, then 8 times the previous one
+ * (16 KiB, 128 KiB, 1 MiB, ...).
+ */
+void srff_config_auto_default(struct srff_config *c, unsigned int n)
+{
+	unsigned int i;
+
+	c->nthresholds = n;
+	for (i = 0; i < n && i < SRFF_MAX_THRESHOLDS; i++)
+		c->thresholds[i] = SRFF_AUTO_FLOOR << (3 * i);
+}
+
 /* A new configuration from the module parameters, unchecked. */
 struct srff_config *srff_config_from_params(void)
 {
@@ -232,9 +263,20 @@ struct srff_config *srff_config_from_params(void)
 
 	if (!c)
 		return NULL;
-	c->nthresholds = nthresholds;
-	for (i = 0; i < nthresholds && i < SRFF_MAX_THRESHOLDS; i++)
-		c->thresholds[i] = thresholds[i];
+	if (nthresholds) {
+		c->nthresholds = nthresholds;
+		for (i = 0; i < nthresholds && i < SRFF_MAX_THRESHOLDS; i++)
+			c->thresholds[i] = thresholds[i];
+		c->auto_thresholds = auto_thresholds == 1;
+	} else {
+		/* One band per priority, or 3 under classid steering. */
+		srff_config_auto_default(c, classid_major || npriorities < 2 ?
+					 2 : npriorities - 1);
+		c->auto_thresholds = auto_thresholds != 0;
+	}
+	/* Out of range: srff_config_check refuses it. */
+	if (auto_thresholds < -1 || auto_thresholds > 1)
+		c->auto_thresholds = U8_MAX;
 	c->npriorities = npriorities;
 	for (i = 0; i < npriorities && i < SRFF_MAX_BANDS; i++)
 		c->priorities[i] = priorities[i];

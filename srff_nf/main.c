@@ -146,6 +146,8 @@ void srff_stats_read(struct srff_net *sn, struct srff_stats *st)
 	st->max_flows_host = READ_ONCE(srff_host_flows.max);
 	st->gc_last_us = div_u64(atomic64_read(&sn->gc_last_ns), NSEC_PER_USEC);
 	st->gc_last_chain = READ_ONCE(sn->table.gc_last_chain);
+	st->auto_flows = READ_ONCE(sn->auto_flows);
+	st->auto_changes = atomic64_read(&sn->auto_changes);
 }
 
 static unsigned long gc_interval(struct srff_net *sn)
@@ -158,6 +160,62 @@ static unsigned long gc_interval(struct srff_net *sn)
 	j = msecs_to_jiffies(c->gc_interval_ms);
 	rcu_read_unlock();
 	return j;
+}
+
+/*
+ * Automatic thresholds (auto.h), from the GC worker, at most once a
+ * SRFF_AUTO_PERIOD: fold the flows that ended since into the recent
+ * histogram, and install new thresholds if they moved enough. A namespace
+ * where no flow ended reads only the per-CPU reason counters.
+ */
+#define SRFF_AUTO_PERIOD	HZ
+
+static void auto_step(struct srff_net *sn)
+{
+	struct srff_auto *a = sn->autoth;
+	u64 th[SRFF_MAX_THRESHOLDS], ended;
+	struct srff_config *old, *c;
+	const char *msg;
+	unsigned int n;
+	bool on;
+
+	if (time_before(jiffies, sn->auto_next))
+		return;
+	sn->auto_next = jiffies + SRFF_AUTO_PERIOD;
+	ended = srff_table_sizes_ended(&sn->table);
+	if (ended == sn->auto_ended)
+		return;
+	sn->auto_ended = ended;
+	srff_table_sizes_read(&sn->table, &a->scratch);
+	srff_auto_update(a, &a->scratch);
+	WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
+
+	rcu_read_lock();
+	c = rcu_dereference(sn->config);
+	on = c->auto_thresholds;
+	n = c->nthresholds;
+	rcu_read_unlock();
+	if (!on || srff_auto_thresholds(a, n, srff_config_auto_min_flows(), th))
+		return;
+
+	mutex_lock(&sn->config_lock);
+	old = srff_config_get_locked(sn);
+	/* Still learning, with as many bands, and moved enough? */
+	if (!old->auto_thresholds || old->nthresholds != n ||
+	    !srff_auto_moved(old->thresholds, th, n))
+		goto out;
+	c = kmemdup(old, sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		goto out;
+	memcpy(c->thresholds, th, n * sizeof(th[0]));
+	if (WARN_ON_ONCE(srff_config_check(c, &msg))) {	/* ascending, > 0 */
+		kfree(c);
+		goto out;
+	}
+	srff_config_swap(sn, c);
+	atomic64_inc(&sn->auto_changes);
+out:
+	mutex_unlock(&sn->config_lock);
 }
 
 static void gc_worker(struct work_struct *work)
@@ -173,6 +231,7 @@ static void gc_worker(struct work_struct *work)
 
 	t0 = ktime_get_ns();
 	srff_table_sweep(&sn->table, SRFF_SWEEP_GC, jiffies, idle);
+	auto_step(sn);
 	t0 = ktime_get_ns() - t0;
 	atomic64_set(&sn->gc_last_ns, t0);
 	WRITE_ONCE(sn->gc_next_early, jiffies +
@@ -235,6 +294,16 @@ static int __net_init srff_net_init(struct net *net)
 		goto err_table;
 	}
 
+	sn->autoth = kzalloc(sizeof(*sn->autoth), GFP_KERNEL_ACCOUNT);
+	if (!sn->autoth) {
+		err = -ENOMEM;
+		goto err_stats_alloc;
+	}
+	sn->auto_next = jiffies;
+	sn->auto_ended = 0;
+	sn->auto_flows = 0;
+	atomic64_set(&sn->auto_changes, 0);
+
 	INIT_DEFERRABLE_WORK(&sn->gc_work, gc_worker);
 	atomic64_set(&sn->gc_last_ns, 0);
 	atomic64_set(&sn->gc_early, 0);
@@ -260,6 +329,8 @@ err_stats:
 	 * with call_rcu). Wait for it before freeing what it reads.
 	 */
 	synchronize_net();
+	kfree(sn->autoth);
+err_stats_alloc:
 	free_percpu(sn->stats);
 err_table:
 	srff_table_uninit(&sn->table);
@@ -302,6 +373,7 @@ static void __net_exit srff_net_exit(struct net *net)
 		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
 	}
 	cancel_delayed_work_sync(&sn->gc_work);
+	kfree(sn->autoth);
 	free_percpu(sn->stats);
 	srff_table_uninit(&sn->table);
 	kfree(rcu_dereference_protected(sn->config, true));

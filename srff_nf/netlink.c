@@ -52,7 +52,7 @@ static struct netlink_range_validation max_flows_range = {
 	.min = SRFF_MAX_FLOWS_MIN, .max = SRFF_MAX_FLOWS_MAX,
 };
 
-static const struct nla_policy srff_set_policy[SRFF_A_IDLE_RESET_MS + 1] = {
+static const struct nla_policy srff_set_policy[SRFF_A_AUTO_THRESHOLDS + 1] = {
 	[SRFF_A_THRESHOLDS] = NLA_POLICY_NESTED(srff_items_u64_policy),
 	[SRFF_A_PRIORITIES] = NLA_POLICY_NESTED(srff_items_u32_policy),
 	[SRFF_A_CLASSID_MAJOR] = { .type = NLA_U16 },
@@ -64,6 +64,8 @@ static const struct nla_policy srff_set_policy[SRFF_A_IDLE_RESET_MS + 1] = {
 	[SRFF_A_UNTRACKED_PRIORITY] = { .type = NLA_U32 },
 	[SRFF_A_APP_PRIORITY] = NLA_POLICY_MAX(NLA_U8, SRFF_APP_PRIO_MAX),
 	[SRFF_A_IDLE_RESET_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &idle_reset_range),
+	[SRFF_A_STATS ... SRFF_A_SIZES] = { .type = NLA_REJECT },
+	[SRFF_A_AUTO_THRESHOLDS] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- replies ---------------------------------------------------------- */
@@ -125,7 +127,8 @@ static int fill_config(struct sk_buff *skb, const struct srff_config *c)
 	    put_list_u16(skb, SRFF_A_TOP_PORTS, c->top_ports, c->ntop_ports) ||
 	    nla_put_u32(skb, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority) ||
 	    nla_put_u8(skb, SRFF_A_APP_PRIORITY, c->app_priority) ||
-	    nla_put_u32(skb, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms))
+	    nla_put_u32(skb, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms) ||
+	    nla_put_u8(skb, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -165,7 +168,9 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    put_u64(skb, SRFF_STATS_A_ENCAP_PKTS, s->encap_pkts, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_GC_EARLY, st->gc_early, SRFF_STATS_A_PAD) ||
 	    nla_put_u32(skb, SRFF_STATS_A_FLOWS_HOST, st->flows_host) ||
-	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host))
+	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host) ||
+	    put_u64(skb, SRFF_STATS_A_AUTO_FLOWS, st->auto_flows, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_AUTO_CHANGES, st->auto_changes, SRFF_STATS_A_PAD))
 		return -EMSGSIZE;
 
 	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);
@@ -374,6 +379,17 @@ static int parse_config(struct genl_info *info, struct srff_config *c)
 		c->app_priority = nla_get_u8(a[SRFF_A_APP_PRIORITY]);
 	if (a[SRFF_A_IDLE_RESET_MS])
 		c->idle_reset_ms = nla_get_u32(a[SRFF_A_IDLE_RESET_MS]);
+	/* Thresholds set by hand are fixed, unless the same request asks to
+	 * learn from them on. Learning with another number of bands (new
+	 * priorities, no thresholds) starts from the defaults for it.
+	 */
+	if (a[SRFF_A_AUTO_THRESHOLDS])
+		c->auto_thresholds = nla_get_u8(a[SRFF_A_AUTO_THRESHOLDS]);
+	else if (a[SRFF_A_THRESHOLDS])
+		c->auto_thresholds = 0;
+	if (c->auto_thresholds && !a[SRFF_A_THRESHOLDS] && !c->classid_major &&
+	    c->npriorities >= 2 && c->npriorities != c->nthresholds + 1)
+		srff_config_auto_default(c, c->npriorities - 1);
 	return 0;
 }
 
@@ -381,7 +397,7 @@ static bool any_attr(struct nlattr **a)
 {
 	int i;
 
-	for (i = 0; i <= SRFF_A_IDLE_RESET_MS; i++)
+	for (i = 0; i <= SRFF_A_AUTO_THRESHOLDS; i++)
 		if (a[i])
 			return true;
 	return false;

@@ -15,6 +15,7 @@
 #include <uapi/linux/srff.h>
 
 #include "table.h"
+#include "auto.h"
 
 /*
  * One namespace's configuration. Immutable once published: a change builds
@@ -29,6 +30,7 @@ struct srff_config {
 	u16 classid_major;			/* 0: use priorities[] */
 	u8 udp_policy;				/* enum srff_udp_policy */
 	u8 app_priority;			/* enum srff_app_prio */
+	u8 auto_thresholds;			/* 1: learnt (auto.h) */
 	u32 idle_timeout_ms;
 	u32 gc_interval_ms;
 	u32 idle_reset_ms;			/* 0: off */
@@ -69,6 +71,11 @@ struct srff_net {
 	unsigned long gc_next_early;		/* jiffies: no early GC before */
 	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
 	atomic64_t gc_early;			/* sweeps started early */
+	struct srff_auto *autoth;		/* the GC worker's alone */
+	unsigned long auto_next;		/* jiffies: next update */
+	u64 auto_ended;				/* flows ended at the last one */
+	u64 auto_flows;				/* READ_ONCE: recent flows */
+	atomic64_t auto_changes;		/* thresholds installed */
 	struct nf_hook_ops ops[2];		/* IPv4, IPv6; .priv = this */
 };
 
@@ -89,6 +96,8 @@ struct srff_stats {
 	u64 evicted;
 	u32 flows_host;		/* every namespace together */
 	u32 max_flows_host;
+	u64 auto_flows;
+	u64 auto_changes;
 };
 
 extern unsigned int srff_net_id;
@@ -108,6 +117,8 @@ struct srff_config *srff_config_get_locked(struct srff_net *sn);
 int srff_config_params_check(void);
 unsigned int srff_config_hash_buckets(unsigned int flows);
 unsigned int srff_config_max_flows_host(void);
+unsigned int srff_config_auto_min_flows(void);
+void srff_config_auto_default(struct srff_config *c, unsigned int n);
 int srff_config_check_limits(const struct srff_config *c, bool host,
 			     const char **msg);
 

@@ -372,3 +372,18 @@ void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out)
 			dst[i] += READ_ONCE(src[i]);
 	}
 }
+
+/* Flows recorded so far (every reason), summed over CPUs. Any context. */
+u64 srff_table_sizes_ended(const struct srff_table *t)
+{
+	unsigned int cpu, r;
+	u64 n = 0;
+
+	for_each_possible_cpu(cpu) {
+		const struct srff_sizes *s = per_cpu_ptr(t->sizes, cpu);
+
+		for (r = 0; r < SRFF_SIZE_REASONS; r++)
+			n += READ_ONCE(s->reason[r]);
+	}
+	return n;
+}

@@ -113,6 +113,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout);
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out);
+u64 srff_table_sizes_ended(const struct srff_table *t);
 int srff_table_walk(struct srff_table *t, unsigned int *bucket,
 		    unsigned int *pos,
 		    int (*fn)(const struct srff_flow *f, void *arg), void *arg);

@@ -70,6 +70,8 @@ static int send_config(const struct config *c)
 		err |= nla_put_u8(msg, SRFF_A_APP_PRIORITY, c->app_priority);
 	if (c->has & CF_IDLE_RESET)
 		err |= nla_put_u32(msg, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms);
+	if (c->has & CF_AUTO)
+		err |= nla_put_u8(msg, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds);
 	if (err) {
 		nlmsg_free(msg);
 		fprintf(stderr, "%s: the request does not fit in one message\n", prog);
@@ -133,6 +135,8 @@ int cmd_set_thresholds(int argc, char **argv)
 	char err[256];
 	int n = 1;
 
+	if (argc > 1 && !strcmp(argv[1], "auto"))
+		n = 2;
 	while (n < argc && (isdigit((unsigned char)argv[n][0]) || argv[n][0] == '.'))
 		n++;
 	if (n == 1)

@@ -112,6 +112,8 @@ static struct nla_policy reply_policy[SRFF_A_MAX + 1] = {
 	[SRFF_A_IDLE_RESET_MS] = { .type = NLA_U32 },
 	[SRFF_A_STATS] = { .type = NLA_NESTED },
 	[SRFF_A_FLOW] = { .type = NLA_NESTED },
+	[SRFF_A_SIZES] = { .type = NLA_NESTED },
+	[SRFF_A_AUTO_THRESHOLDS] = { .type = NLA_U8 },
 };
 
 static int valid_cb(struct nl_msg *m, void *arg)
@@ -158,6 +160,7 @@ static const char *const attr_keys[SRFF_A_MAX + 1] = {
 	[SRFF_A_UNTRACKED_PRIORITY] = "untracked-priority",
 	[SRFF_A_APP_PRIORITY] = "app-priority",
 	[SRFF_A_IDLE_RESET_MS] = "idle-reset",
+	[SRFF_A_AUTO_THRESHOLDS] = "thresholds",
 };
 
 static const char *attr_key(int type)
@@ -435,6 +438,7 @@ static int config_cb(struct nlattr **tb, void *arg)
 	GET(SRFF_A_UNTRACKED_PRIORITY, untracked_priority, 32);
 	GET(SRFF_A_APP_PRIORITY, app_priority, 8);
 	GET(SRFF_A_IDLE_RESET_MS, idle_reset_ms, 32);
+	GET(SRFF_A_AUTO_THRESHOLDS, auto_thresholds, 8);
 #undef GET
 	return 0;
 }

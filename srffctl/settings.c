@@ -28,7 +28,8 @@ static int errf(char *err, size_t len, const char *fmt, ...)
 }
 
 /* Sizes as separate arguments (set-thresholds 1.5k 5M, apply files), each
- * of which may also be a comma list (set thresholds 1.5k,5M).
+ * of which may also be a comma list (set thresholds 1.5k,5M); or "auto":
+ * the kernel learns them, keeping their number (set thresholds auto).
  */
 int config_set_thresholds(struct config *c, char **args, int n, char *err,
 			  size_t errlen)
@@ -37,6 +38,13 @@ int config_set_thresholds(struct config *c, char **args, int n, char *err,
 
 	if (n < 1)
 		return errf(err, errlen, "thresholds: at least one size expected");
+	if (!strcmp(args[0], "auto")) {
+		if (n > 1)
+			return errf(err, errlen, "thresholds: 'auto' takes no sizes");
+		c->auto_thresholds = 1;
+		c->has |= CF_AUTO;
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		const char *s = args[i];
 
@@ -204,9 +212,14 @@ void config_print(const struct config *c, bool exact)
 
 	open_json_object(NULL);
 
-	print_text("thresholds");
+	/* Learnt: "thresholds auto" (read back: learn them again), and the
+	 * ones in force as a comment (show).
+	 */
+	print_text(c->auto_thresholds ? "thresholds auto" : "thresholds");
+	if (c->auto_thresholds && !exact)
+		print_text("  # now");
 	open_json_array(PRINT_JSON, "thresholds");
-	for (i = 0; i < c->nthresholds; i++) {
+	for (i = 0; i < c->nthresholds && !(c->auto_thresholds && exact); i++) {
 		print_uint(PRINT_JSON, NULL, NULL, c->thresholds[i]);
 		if (exact)
 			print_uint(PRINT_FP, NULL, " %" PRIu64, c->thresholds[i]);
@@ -255,6 +268,7 @@ void config_print(const struct config *c, bool exact)
 	print_string(PRINT_ANY, "app_priority", "app-priority %s\n",
 		     c->app_priority <= SRFF_APP_PRIO_MAX ? app_prio_names[c->app_priority] : "?");
 	print_uint(PRINT_JSON, "idle_reset_ms", NULL, c->idle_reset_ms);
+	print_bool(PRINT_JSON, "auto_thresholds", NULL, c->auto_thresholds);
 	if (c->idle_reset_ms)
 		print_string(PRINT_FP, NULL, "idle-reset %s\n", dur(c->idle_reset_ms, b, sizeof(b)));
 	else

@@ -105,6 +105,8 @@ int cmd_stats(int argc, char **argv)
 	print_uint(PRINT_ANY, "gc_early", " (early %" PRIu64 ")", s.v[SRFF_STATS_A_GC_EARLY]);
 	print_uint(PRINT_ANY, "gc_last_us", "  last sweep %" PRIu64 " us", s.v[SRFF_STATS_A_GC_LAST_US]);
 	print_uint(PRINT_ANY, "gc_last_chain", "  longest chain %" PRIu64 "\n", s.v[SRFF_STATS_A_GC_LAST_CHAIN]);
+	print_uint(PRINT_ANY, "auto_flows", "auto thresholds: recent flows %" PRIu64, s.v[SRFF_STATS_A_AUTO_FLOWS]);
+	print_uint(PRINT_ANY, "auto_changes", "  changes %" PRIu64 "\n", s.v[SRFF_STATS_A_AUTO_CHANGES]);
 
 	print_text("%-5s %-9s %14s %18s\n", "band", "priority", "packets", "bytes");
 	open_json_array(PRINT_JSON, "bands");

@@ -114,6 +114,10 @@ typedef unsigned int slab_flags_t;
 	type __max1 = (x);						\
 	type __max2 = (y);						\
 	__max1 > __max2 ? __max1 : __max2; })
+#define min(x, y)		((x) < (y) ? (x) : (y))
+#define max(x, y)		((x) > (y) ? (x) : (y))
+#define U64_MAX			((u64)~0ULL)
+#define div64_u64(a, b)		((u64)(a) / (u64)(b))
 #define clamp_t(type, val, lo, hi)	min_t(type, max_t(type, val, lo), hi)
 
 #define BITS_PER_LONG		(sizeof(long) * CHAR_BIT)

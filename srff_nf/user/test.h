@@ -21,6 +21,7 @@ extern const struct srff_test srff_tests_shim[];
 extern const struct srff_test srff_tests_flowkey[];
 extern const struct srff_test srff_tests_band[];
 extern const struct srff_test srff_tests_table[];
+extern const struct srff_test srff_tests_auto[];
 
 /* Failed checks in the running test. */
 extern unsigned int srff_test_failed_checks;

@@ -34,6 +34,7 @@ static const struct srff_test *const suites[] = {
 	srff_tests_flowkey,
 	srff_tests_band,
 	srff_tests_table,
+	srff_tests_auto,
 };
 
 static bool selected(const struct srff_test *t, const char *filter)

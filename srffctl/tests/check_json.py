@@ -12,7 +12,7 @@ d = json.loads(text)
 
 SHOW_KEYS = ["thresholds", "priorities", "classid_major", "idle_timeout_ms",
              "gc_interval_ms", "max_flows", "udp_policy", "top_ports",
-             "untracked_priority", "app_priority", "idle_reset_ms"]
+             "untracked_priority", "app_priority", "idle_reset_ms", "auto_thresholds"]
 
 if mode == "doc":
     assert d["s"] == 'quote" back\\ nl\n tab\t cr\r ctl\x01\x1f del\x7f', d["s"]
@@ -28,7 +28,11 @@ elif mode == "show-defaults":
     assert d == {"thresholds": [1500, 5000], "priorities": [6, 0, 2], "classid_major": 0,
                  "idle_timeout_ms": 2500, "gc_interval_ms": 2500, "max_flows": 131072,
                  "udp_policy": "track", "top_ports": [], "untracked_priority": 0,
-                 "app_priority": "override", "idle_reset_ms": 0}, d
+                 "app_priority": "override", "idle_reset_ms": 0,
+                 "auto_thresholds": False}, d
+elif mode == "show-auto":
+    assert list(d) == SHOW_KEYS, list(d)
+    assert d["thresholds"] == [1500, 5000] and d["auto_thresholds"] is True, d
 elif mode == "show-busy":
     assert list(d) == SHOW_KEYS, list(d)
     assert d["thresholds"] == [1500, 20000, 1000000, 4194304, 1501]
@@ -36,6 +40,7 @@ elif mode == "show-busy":
     assert d["classid_major"] == 16 and d["udp_policy"] == "top"
     assert d["top_ports"] == [21, 22, 23, 65535] and d["app_priority"] == "keep"
     assert d["untracked_priority"] == 0x10000f and d["idle_reset_ms"] == 300
+    assert d["auto_thresholds"] is False
 elif mode == "empty-array":
     assert d == []
 else:

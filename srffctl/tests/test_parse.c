@@ -218,6 +218,19 @@ static void settings(void)
 	args[1] = empty;
 	CHECK(config_set_thresholds(&c, args, 2, err, sizeof(err)) == -1);
 	CHECK(config_set_thresholds(&c, args, 0, err, sizeof(err)) == -1);
+	/* auto: learnt by the kernel; alone */
+	memset(&c, 0, sizeof(c));
+	{
+		char autov[] = "auto", *auto_args[] = { autov, args[0] };
+
+		CHECK(config_set_thresholds(&c, auto_args, 1, err, sizeof(err)) == 0 &&
+		      c.auto_thresholds == 1 && c.has == CF_AUTO && c.nthresholds == 0);
+		CHECK(config_set_thresholds(&c, auto_args, 2, err, sizeof(err)) == -1 &&
+		      strstr(err, "auto"));
+		memset(&c, 0, sizeof(c));
+		CHECK(config_set_key(&c, "thresholds", "auto", err, sizeof(err)) == 0 &&
+		      c.has == CF_AUTO && c.auto_thresholds == 1);
+	}
 	/* 16 thresholds go to the kernel, which says "too many" itself */
 	CHECK(config_set_key(&c, "thresholds", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
 			     err, sizeof(err)) == 0 && c.nthresholds == 16);
@@ -406,7 +419,27 @@ static void write_doc(void)
 	close_json_object();
 }
 
+/* Learnt thresholds: show prints those in force, save "thresholds auto",
+ * which reads back as a request to learn them (and nothing more).
+ */
+static void auto_round_trip(void)
+{
+	struct config a = defaults, back;
+	char text[4096];
+
+	a.auto_thresholds = 1;
+	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0);
+	CHECK(strstr(text, "thresholds auto  # now 1.5k 5k\n") != NULL);
+	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && !(back.has & CF_THRESHOLDS));
+	CHECK(print_and_parse(&a, true, &back, text, sizeof(text)) == 0);
+	CHECK(!strncmp(text, "thresholds auto\npriorities 6,0,2\n", 33));
+	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && back.nthresholds == 0);
+	CHECK(back.npriorities == 3);
+}
+
+static struct config learning;
 static void write_show_defaults(void) { config_print(&defaults, false); }
+static void write_show_auto(void) { learning = defaults; learning.auto_thresholds = 1; config_print(&learning, false); }
 static void write_show_busy(void) { config_print(&busy, false); }
 
 static void write_empty_array(void)
@@ -420,6 +453,7 @@ static void json_output(void)
 	check_json("doc", write_doc);
 	check_json("show-defaults", write_show_defaults);
 	check_json("show-busy", write_show_busy);
+	check_json("show-auto", write_show_auto);
 	check_json("empty-array", write_empty_array);
 }
 
@@ -432,6 +466,7 @@ int main(void)
 	settings();
 	apply_file();
 	round_trip();
+	auto_round_trip();
 	json_output();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

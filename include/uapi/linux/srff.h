@@ -92,6 +92,9 @@ enum srff_attr {
 	SRFF_A_STATS,		/* nest, enum srff_stats_attr */
 	SRFF_A_FLOW,		/* nest, enum srff_flow_attr */
 	SRFF_A_SIZES,		/* nest, enum srff_sizes_attr */
+	SRFF_A_AUTO_THRESHOLDS,	/* u8: 1 = thresholds learnt from the flow
+				 * sizes (their number stays as set), 0 = as
+				 * set. SRFF_A_THRESHOLDS alone sets 0. */
 	__SRFF_A_MAX
 };
 #define SRFF_A_MAX (__SRFF_A_MAX - 1)
@@ -135,6 +138,9 @@ enum srff_stats_attr {
 	SRFF_STATS_A_GC_EARLY,		/* u64: sweeps started early (filling) */
 	SRFF_STATS_A_FLOWS_HOST,	/* u32: flows of every namespace */
 	SRFF_STATS_A_MAX_FLOWS_HOST,	/* u32: the host-wide cap */
+	SRFF_STATS_A_AUTO_FLOWS,	/* u64: flows in the recent (decayed)
+					 * histogram automatic thresholds use */
+	SRFF_STATS_A_AUTO_CHANGES,	/* u64: times they installed new ones */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)

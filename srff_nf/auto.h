@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Automatic thresholds: learnt from the sizes of the flows that ended.
+ *
+ * Every SRFF_AUTO_PERIOD the GC worker folds what the flow-size histogram
+ * (sizes.h) gained since the previous period into a decayed copy,
+ *
+ *	recent = recent - recent / 2^SRFF_AUTO_DECAY_SHIFT + new,
+ *
+ * so a flow's weight halves every ~44 periods (~2 min at the default GC
+ * interval): the thresholds follow a changing mix within minutes and are
+ * not moved by a burst. Once `recent` holds min_flows flows, the rule
+ * below turns it into thresholds, for as many bands as are configured,
+ * and they are installed (the same RCU config swap as a netlink SET) only
+ * if one of them moved by more than a quarter (hysteresis: a steady mix
+ * never moves them).
+ *
+ * The rule, MLFQ equal bytes: threshold i (of n) is the smallest bucket
+ * bound t at which bands 0..i-1 carry i/(n+1) of the bytes, where a flow
+ * of size S sends min(S, t) bytes before crossing t. Each band then
+ * carries an equal share of the bytes, as Homa's homa_prio does for its
+ * priorities, counted as a multi-level feedback queue really splits them.
+ * Then two bounds the hook imposes: no threshold below SRFF_AUTO_FLOOR
+ * (the first skb of a TCP flow is a GSO packet of up to ~64 KB, and a
+ * threshold below it only demotes the second skb), and each at least
+ * SRFF_AUTO_SPACING times the previous one (two thresholds inside one
+ * skb's bytes are one band). docs/thresholds.md compares rules.
+ *
+ * Pure logic: built in the kernel and, unchanged, in user space (tests).
+ * The state is the GC worker's alone: no locking.
+ */
+#ifndef _SRFF_AUTO_H
+#define _SRFF_AUTO_H
+
+#include "sizes.h"
+
+#define SRFF_AUTO_DECAY_SHIFT	6		/* 1/64 per period */
+#define SRFF_AUTO_FLOW_SHIFT	8		/* recent flows, x256 */
+#define SRFF_AUTO_FLOOR		(16ULL << 10)	/* bytes */
+#define SRFF_AUTO_SPACING	2
+#define SRFF_AUTO_MIN_FLOWS	1000		/* default of auto_min_flows */
+
+struct srff_auto {
+	struct srff_sizes seen;		/* the histogram at the last update */
+	u64 flows[SRFF_SIZES_BUCKETS];	/* recent, << SRFF_AUTO_FLOW_SHIFT */
+	u64 bytes[SRFF_SIZES_BUCKETS];	/* recent */
+	struct srff_sizes scratch;	/* the histogram now (2 KiB: not on
+					 * the stack) */
+};
+
+/* Flows recorded in @now (the histogram's reason counters): when it has
+ * not changed since the previous update, there is nothing to update.
+ */
+u64 srff_auto_ended(const struct srff_sizes *now);
+
+/* Fold what @now gained since the previous update into the recent copy. */
+void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now);
+
+/* The recent flows, rounded down. */
+u64 srff_auto_flows(const struct srff_auto *a);
+
+/*
+ * @n thresholds from the recent copy, into @out (ascending). Returns 0, or
+ * -EAGAIN when it holds fewer than @min_flows flows (nothing written).
+ */
+int srff_auto_thresholds(const struct srff_auto *a, unsigned int n,
+			 u64 min_flows, u64 *out);
+
+/* Whether @new differs enough from @old (@n each) to be installed. */
+bool srff_auto_moved(const u64 *old, const u64 *new, unsigned int n);
+
+#endif /* _SRFF_AUTO_H */
