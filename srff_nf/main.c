@@ -166,7 +166,8 @@ static unsigned long gc_interval(struct srff_net *sn)
  * Automatic thresholds (auto.h), from the GC worker, at most once a
  * SRFF_AUTO_PERIOD: fold the flows that ended since into the recent
  * histogram, and install new thresholds if they moved enough. A namespace
- * where no flow ended reads only the per-CPU reason counters.
+ * where no flow ended reads only the per-CPU reason counters, unless its
+ * configuration changed (SRFF_AUTO_DIRTY_BIT: learning switched back on).
  */
 #define SRFF_AUTO_PERIOD	HZ
 
@@ -183,12 +184,14 @@ static void auto_step(struct srff_net *sn)
 		return;
 	sn->auto_next = jiffies + SRFF_AUTO_PERIOD;
 	ended = srff_table_sizes_ended(&sn->table);
-	if (ended == sn->auto_ended)
-		return;
-	sn->auto_ended = ended;
-	srff_table_sizes_read(&sn->table, &a->scratch);
-	srff_auto_update(a, &a->scratch);
-	WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
+	if (ended != sn->auto_ended) {
+		sn->auto_ended = ended;
+		srff_table_sizes_read(&sn->table, &a->scratch);
+		srff_auto_update(a, &a->scratch);
+		WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
+	} else if (!test_and_clear_bit(SRFF_AUTO_DIRTY_BIT, &sn->gc_flags)) {
+		return;		/* nothing new, and no new configuration */
+	}
 
 	rcu_read_lock();
 	c = rcu_dereference(sn->config);

@@ -453,6 +453,8 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	 * an RCU read section: compare before.
 	 */
 	new_gc_interval = c->gc_interval_ms != old->gc_interval_ms;
+	if (c->auto_thresholds)		/* learn at the next GC, not later */
+		set_bit(SRFF_AUTO_DIRTY_BIT, &sn->gc_flags);
 	srff_config_swap(sn, c);
 	if (new_gc_interval)
 		srff_gc_reschedule(sn);

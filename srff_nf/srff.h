@@ -80,6 +80,7 @@ struct srff_net {
 };
 
 #define SRFF_GC_KICKED_BIT	0	/* an early sweep is queued */
+#define SRFF_AUTO_DIRTY_BIT	1	/* config changed: recompute auto */
 
 /* Summed statistics, for netlink. */
 struct srff_stats {

@@ -26,7 +26,7 @@ if [ "$mode" = classid ]; then
 	SIMARGS="--classid-major 16 --bands $BANDS"
 else
 	TH=1500,5000 BANDS=3
-	srff_load idle_timeout_ms=600000
+	srff_load idle_timeout_ms=600000 thresholds=$TH
 	SIMARGS=""
 fi
 setup_pair

@@ -42,7 +42,8 @@ GENL="$PY $TOOLS/genl.py"
 # Other namespaces may not set a GC interval shorter than the module's.
 HOST_GC_MS=100
 if [ "$mode" != nomodule ]; then
-	srff_load idle_timeout_ms=600000 gc_interval_ms=$HOST_GC_MS
+	# Fixed thresholds: the band tests below count on 1500 and 5000.
+	srff_load thresholds=1500,5000 idle_timeout_ms=600000 gc_interval_ms=$HOST_GC_MS
 	setup_pair
 	SRFF_NS=$SND
 	shaped_prio "$SND" veth0 50mbit
@@ -58,10 +59,22 @@ roundtrip)
 		app-priority keep idle-reset 1s || fail "set"
 	got=$(srffctl -j show) || fail "show -j"
 	log "$got"
-	want='{"thresholds":[1500,20000,1000000,4194304],"priorities":[6,0,1,2,3],"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000}'
+	want='{"thresholds":[1500,20000,1000000,4194304],"priorities":[6,0,1,2,3],"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000,"auto_thresholds":false}'
 	check "JSON config reads back every setting" \
 		test "$(echo "$got" | jq -cS .)" = "$(echo "$want" | jq -cS .)"
 	check "max_flows reached the table" test "$(stat max_flows)" = 5000
+	# Learnt thresholds: auto keeps their number and shows those in force;
+	# thresholds set by hand fix them again.
+	run srffctl set thresholds auto || fail "thresholds auto"
+	got=$(srffctl -j show)
+	check "thresholds auto: learning, 4 thresholds still in force" \
+		jq -e '.auto_thresholds == true and (.thresholds | length) == 4' <<<"$got"
+	check "  show says auto" sh -c "ip netns exec $SND $SRFFCTL show | grep -q '^thresholds auto  # now 1.5k 20k 1M 4Mi'"
+	run srffctl set-thresholds auto priorities 6,0,2 || fail "auto with 3 bands"
+	check "  with 3 bands: the defaults for 2 thresholds, 16 KiB and 128 KiB" \
+		jq -e '.auto_thresholds == true and .thresholds == [16384, 131072]' <<<"$(srffctl -j show)"
+	run srffctl set-thresholds 1.5k 20k 1M 4Mi priorities 6,0,1,2,3 || fail "set-thresholds"
+	check "  set by hand: fixed again" jq -e '.auto_thresholds == false' <<<"$(srffctl -j show)"
 	run srffctl set classid 10: || fail "classid"
 	check "classid 10: is major 0x10" test "$(srffctl -j show | jq .classid_major)" = 16
 	srffctl show | sed 's/^/#   /'

@@ -47,6 +47,7 @@ SCALARS = {
     "SRFF_A_UNTRACKED_PRIORITY": ("I", [0, 1, 15, 16, 0xFFFF, 0x10000, 0x100001, U32]),
     "SRFF_A_APP_PRIORITY": ("B", list(range(APP_MAX + 3)) + [255]),
     "SRFF_A_IDLE_RESET_MS": ("I", [0, 1, 60000, 3600000, 3600001, U32]),
+    "SRFF_A_AUTO_THRESHOLDS": ("B", [0, 1, 2, 255]),
 }
 # Nests of SRFF_A_ITEM: (item kind, item edges, usual count range).
 LISTS = {
@@ -95,7 +96,7 @@ def mutate(rng, attrs):
     how = rng.choice(["type", "short", "long", "unnested", "item-type",
                       "item-size", "random", "dup", "empty", "zero-type"])
     if how == "type":       # unknown, stats/flow (read-only) or too high
-        t = rng.choice([A["SRFF_A_STATS"], A["SRFF_A_FLOW"], A["SRFF_A_PAD"],
+        t = rng.choice([A["SRFF_A_STATS"], A["SRFF_A_FLOW"], A["SRFF_A_SIZES"], A["SRFF_A_PAD"],
                         len(A), len(A) + 5, 99, 0x7FFF]) | (t & NLA_F_NESTED)
         attrs[i] = attr(t, body)
     elif how == "short" and body:
@@ -164,6 +165,7 @@ def rules_broken(c, host_max_flows=None, host_gc_ms=None):
         ("UDP policy", c["SRFF_A_UDP_POLICY"] <= UDP_MAX),
         ("app priority", c["SRFF_A_APP_PRIORITY"] <= APP_MAX),
         ("top ports", len(ports) <= 32 and all(ports)),
+        ("auto thresholds 0 or 1", c["SRFF_A_AUTO_THRESHOLDS"] in (0, 1)),
     ]
     return [what for what, ok in checks if not ok]
 

@@ -14,6 +14,10 @@
                                             short connections (100 bytes
                                             each) for ON seconds, none for
                                             OFF seconds, over and over
+  traffic.py tcp-mix HOST PORT COUNT SIZES [--parallel P]
+                                            COUNT connections, each sending
+                                            the next size of the comma list
+                                            SIZES (cycling), P at a time
   traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
   traffic.py udp-flows HOST COUNT [--base-port B]
                                             one datagram to each of COUNT ports
@@ -96,6 +100,39 @@ def tcp_churn(a):
     print("tcp-churn: %d connections" % n, file=sys.stderr)
 
 
+def tcp_mix(a):
+    import threading
+    sizes = [int(x) for x in a.sizes.split(",")]
+    buf = b"m" * 65536
+    lock = threading.Lock()
+    todo = iter(range(a.count))
+    errors = []
+
+    def worker():
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            try:
+                s = socket.create_connection((a.host, a.port), timeout=60)
+                left = sizes[i % len(sizes)]
+                while left:
+                    left -= s.send(buf[: min(left, len(buf))])
+                finish(s)
+            except OSError as e:
+                errors.append(e)
+                return
+
+    threads = [threading.Thread(target=worker) for _ in range(a.parallel)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        sys.exit("tcp-mix: %s" % errors[0])
+
+
 def udp_send(a):
     s = socket.socket(family(a.host), socket.SOCK_DGRAM)
     if a.sport:
@@ -147,6 +184,9 @@ def main():
     q = sub.add_parser("tcp-churn"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("seconds", type=float); q.add_argument("--on", type=float, default=0.5)
     q.add_argument("--off", type=float, default=1.5)
+    q = sub.add_parser("tcp-mix"); q.add_argument("host"); q.add_argument("port", type=int)
+    q.add_argument("count", type=int); q.add_argument("sizes")
+    q.add_argument("--parallel", type=int, default=4)
     q = sub.add_parser("udp-send"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("count", type=int); q.add_argument("size", type=int)
     q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
@@ -155,7 +195,7 @@ def main():
     q = sub.add_parser("sentinel"); q.add_argument("dev"); q.add_argument("tag")
     a = p.parse_args()
     {"tcp-sink": tcp_sink, "tcp-send": tcp_send, "tcp-responses": tcp_responses,
-     "tcp-churn": tcp_churn, "udp-send": udp_send, "udp-flows": udp_flows,
+     "tcp-churn": tcp_churn, "tcp-mix": tcp_mix, "udp-send": udp_send, "udp-flows": udp_flows,
      "sentinel": sentinel}[a.cmd](a)
 
 
