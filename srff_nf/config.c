@@ -54,9 +54,9 @@ static unsigned int gc_interval_ms = 2500;
 module_param(gc_interval_ms, uint, 0444);
 MODULE_PARM_DESC(gc_interval_ms, "garbage collection period, ms; other namespaces cannot set a shorter one (default 2500)");
 
-static unsigned int idle_reset_ms;
+static unsigned int idle_reset_ms = 100;
 module_param(idle_reset_ms, uint, 0444);
-MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time, ms (default 0: off)");
+MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time, ms, unless its socket still holds data (default 100; 0: off)");
 
 static unsigned int untracked_priority;
 module_param(untracked_priority, uint, 0444);

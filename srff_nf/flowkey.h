@@ -53,6 +53,8 @@ struct srff_pkt {
 	bool has_ports;		/* TCP/UDP header was read */
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
 	bool tcp_syn;		/* TCP SYN flag set (a new connection) */
+	u32 tcp_end_seq;	/* TCP: the sequence number after this skb
+				 * (seq + payload + SYN + FIN) */
 };
 
 /* IPv6 extension headers read before the transport header, at most. */

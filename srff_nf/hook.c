@@ -38,6 +38,7 @@
 #include <net/ipv6.h>
 #include <net/l3mdev.h>
 #include <net/rtnetlink.h>
+#include <net/tcp.h>
 
 #include "srff.h"
 #include "band.h"
@@ -107,6 +108,22 @@ static bool udp_tunnel_outer(const struct sock *sk)
 	       (sk->sk_protocol == IPPROTO_UDP ||
 		sk->sk_protocol == IPPROTO_UDPLITE) &&
 	       READ_ONCE(udp_sk(sk)->encap_type);
+}
+
+/*
+ * Local TCP: 1 if the socket holds written data this skb does not carry
+ * (it will send more without a new write), 0 if not, -1 if unknown (not
+ * TCP, forwarded, or not a full socket). Lockless: write_seq is read once,
+ * and a stale value only delays or advances one reset decision.
+ */
+static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
+{
+	const struct sock *sk = skb->sk;
+
+	if (p->key.proto != IPPROTO_TCP || !p->has_ports || !sk ||
+	    !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP)
+		return -1;
+	return after(READ_ONCE(tcp_sk(sk)->write_seq), p->tcp_end_seq);
 }
 
 unsigned int srff_hook(void *priv, struct sk_buff *skb,
@@ -190,6 +207,12 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	 * included (srff_wire_len).
 	 */
 	before = srff_flow_account(&sn->table, f, len, now, c->idle_reset);
+	if (c->idle_reset) {
+		int pending = tcp_pending(skb, &pkt);
+
+		if (pending >= 0)
+			srff_flow_note_pending(f, pending);
+	}
 	band = srff_band(c->thresholds, c->nthresholds, before);
 	goto mark;
 

@@ -36,6 +36,8 @@
 #include "sizes.h"
 
 #define SRFF_FLOW_CLOSED_BIT	0	/* TCP FIN or RST seen */
+#define SRFF_FLOW_PENDING_BIT	1	/* local TCP: the latest packet left
+					 * written data unsent in its socket */
 
 struct srff_flow {
 	struct hlist_node node;
@@ -145,7 +147,10 @@ static inline bool srff_table_pressure(const struct srff_table *t)
  * Account @len bytes to @f and return what it had sent before them. With
  * a non-zero @idle_reset, a flow idle for that long starts again at 0, so
  * a new response on a kept-alive connection starts in the top band; what
- * it sent before the gap is recorded as one response (SRFF_SIZE_MSG).
+ * it sent before the gap is recorded as one response (SRFF_SIZE_MSG). Not
+ * when its latest packet left data unsent in its socket (local TCP,
+ * SRFF_FLOW_PENDING_BIT): that gap is the sender waiting for ACKs, in the
+ * middle of a response, not between two (PIAS's rule).
  *
  * The reset loses no bytes when CPUs race: bytes are only ever added, and
  * the one CPU that moves last_seen past the idle gap (cmpxchg) subtracts
@@ -168,7 +173,8 @@ static inline u64 srff_flow_account(struct srff_table *t,
 	}
 	last = READ_ONCE(f->last_seen);
 	SRFF_RACE_WINDOW();	/* where another CPU may account the same flow */
-	if (idle_reset && time_after_eq(now, last + idle_reset)) {
+	if (idle_reset && time_after_eq(now, last + idle_reset) &&
+	    !test_bit(SRFF_FLOW_PENDING_BIT, &f->flags)) {
 		if (cmpxchg(&f->last_seen, last, now) == last) {
 			atomic64_sub(b, &f->bytes);
 			if (b > 0)
@@ -178,6 +184,17 @@ static inline u64 srff_flow_account(struct srff_table *t,
 		WRITE_ONCE(f->last_seen, now);
 	}
 	return atomic64_fetch_add(len, &f->bytes);
+}
+
+/* Local TCP: whether @f's socket still holds data this packet left. */
+static inline void srff_flow_note_pending(struct srff_flow *f, bool pending)
+{
+	if (test_bit(SRFF_FLOW_PENDING_BIT, &f->flags) == pending)
+		return;		/* most packets: no write */
+	if (pending)
+		set_bit(SRFF_FLOW_PENDING_BIT, &f->flags);
+	else
+		clear_bit(SRFF_FLOW_PENDING_BIT, &f->flags);
 }
 
 static inline void srff_flow_close(struct srff_flow *f)

@@ -871,6 +871,28 @@ static void ms_since_is_64bit_and_never_negative(void)
 	CHECK_EQ(srff_ms_since(5, 5), 0);
 }
 
+/* A gap after a packet that left data in its socket (local TCP, waiting
+ * for ACKs) is not the end of a response: no reset. After one that
+ * drained it, or when unknown (forwarded, UDP), the gap resets.
+ */
+static void account_pending_blocks_reset(void)
+{
+	struct srff_flow *f;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 8, 8);
+	f = get(&t, 1, 100, &created);
+	CHECK_EQ(srff_flow_account(&t, f, 15000, 100, HZ / 10), 0);
+	srff_flow_note_pending(f, true);
+	CHECK_EQ(srff_flow_account(&t, f, 15000, 100 + HZ, HZ / 10), 15000);
+	srff_flow_note_pending(f, false);
+	CHECK_EQ(srff_flow_account(&t, f, 1000, 100 + 2 * HZ, HZ / 10), 0);
+	CHECK_EQ(t.sizes->reason[SRFF_SIZE_MSG], 1);
+	CHECK_EQ(t.sizes->bytes[srff_sizes_bucket(30000)], 30000);
+	teardown(&t);
+}
+
 /* ---- the flow-size histogram (sizes.h) ---------------------------------- */
 
 /* Buckets tile the sizes: every bucket's low bound maps back to it, the
@@ -998,6 +1020,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(ms_since_is_64bit_and_never_negative),
 	SRFF_TEST(account_idle_reset_interleaved),
 	SRFF_TEST(account_idle_reset_race_loses_nothing),
+	SRFF_TEST(account_pending_blocks_reset),
 	SRFF_TEST(sizes_buckets_tile),
 	SRFF_TEST(sizes_record_each_end),
 	{ NULL, NULL }

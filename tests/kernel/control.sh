@@ -42,8 +42,9 @@ GENL="$PY $TOOLS/genl.py"
 # Other namespaces may not set a GC interval shorter than the module's.
 HOST_GC_MS=100
 if [ "$mode" != nomodule ]; then
-	# Fixed thresholds: the band tests below count on 1500 and 5000.
-	srff_load thresholds=1500,5000 idle_timeout_ms=600000 gc_interval_ms=$HOST_GC_MS
+	# Fixed thresholds and no idle reset: the band tests below count on
+	# 1500 and 5000, and idlereset switches the reset on itself.
+	srff_load thresholds=1500,5000 idle_reset_ms=0 idle_timeout_ms=600000 gc_interval_ms=$HOST_GC_MS
 	setup_pair
 	SRFF_NS=$SND
 	shaped_prio "$SND" veth0 50mbit

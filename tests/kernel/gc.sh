@@ -22,7 +22,9 @@ case $mode in
 idle)
 	# Stretched with the other timeouts: under the debug kernel, a loaded
 	# guest can take seconds between sending and listing the flows.
-	srff_load idle_timeout_ms=$((3000 * ${SRFF_TIMEOUT_SCALE:-1})) gc_interval_ms=250
+	# No idle reset: the busy flow's count must carry across its 100 ms
+	# gaps.
+	srff_load idle_timeout_ms=$((3000 * ${SRFF_TIMEOUT_SCALE:-1})) gc_interval_ms=250 idle_reset_ms=0
 	ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6002 600 100 --interval 0.1 &
 	BG_PIDS+=($!)
 	wait_for 20 sh -c "ip netns exec $SND $SRFFCTL -j flows | jq -e 'length >= 1' >/dev/null" ||

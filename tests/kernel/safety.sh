@@ -434,7 +434,9 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 	log "$kind tunnel up"
 	# srff comes last: its GC (every 60 s at most, which retires closed
 	# flows) must not run before the flows are listed at the end.
-	srff_load idle_timeout_ms=600000 gc_interval_ms=60000
+	# No idle reset: a stall of the long transfer under emulation must not
+	# restart its count (the outer flows of a tunnel are not local TCP).
+	srff_load idle_timeout_ms=600000 gc_interval_ms=60000 idle_reset_ms=0
 	run srffctl set-thresholds 16k 64k || fail "thresholds"
 	c0=$(class_counters "$SND" veth0)
 	e0=$(stat encap_pkts)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# keepalive.sh sparse|slowstart: idle reset, on by default (100 ms).
+#  sparse:    a sparse flow (a health check: 1 kB every 0.25 s on one
+#             kept-alive connection, 40 kB in all, past the 16 KiB first
+#             threshold) keeps the top band: alone, nothing of it leaves in
+#             bands 1 or 2; beside a bulk transfer, its count never grows
+#             past one request while the bulk one's does. With idle reset
+#             off, the same flow sinks (the control).
+#  slowstart: a 2 MB transfer over a 150 ms path pauses between flights in
+#             slow start, longer than the idle reset: the flow's socket
+#             still holds unsent data then, so its count is not reset
+#             (srff_flow_account, SRFF_FLOW_PENDING_BIT): it reaches 2 MB,
+#             and no response is recorded in the middle of it.
+. "$(dirname "$0")/../lib.sh"
+
+mode=${1:?sparse|slowstart}
+PAIR_IPV4_ONLY=1 setup_pair
+SRFF_NS=$SND
+srff_load idle_timeout_ms=10000
+check "idle reset on by default: 100 ms" test "$(srffctl -j show | jq .idle_reset_ms)" = 100
+
+sink() {
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink "$1" &
+	BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :$1' | grep -q ." || fail "sink $1"
+}
+low_bands() { srffctl -j stats | jq '.bands[1].bytes + .bands[2].bytes'; }
+# flow_bytes PORT: the tracked bytes of the TCP flow to PORT (0 if none).
+flow_bytes() { srffctl -j flows port "$1" | jq '[.[].bytes] | max // 0'; }
+
+case $mode in
+sparse)
+	sink 5002
+	shaped_prio "$SND" veth0 20mbit
+	a=$(low_bands)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5002 40 1000 0.25 ||
+		fail "sparse flow"
+	check "alone: 40 x 1 kB, nothing in bands 1 and 2 (+$(( $(low_bands) - a )) bytes)" \
+		test "$(low_bands)" = "$a"
+
+	# Beside a bulk transfer: sample the sparse flow's count while it runs.
+	sink 5001
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 &
+	BG_PIDS+=($!)
+	wait_for 20 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5001 | jq '[.[].bytes] | max // 0') -gt 1000000 ]" ||
+		fail "the bulk transfer did not get going"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5002 40 1000 0.25 &
+	sp=$!
+	most=0 samples=0
+	while kill -0 "$sp" 2>/dev/null; do
+		b=$(flow_bytes 5002)
+		[ "$b" -gt "$most" ] && most=$b
+		samples=$((samples + 1))
+	done
+	wait "$sp" || fail "sparse flow beside the bulk one"
+	bulk=$(flow_bytes 5001)
+	log "$samples samples: the sparse flow's count at most $most bytes; the bulk flow's $bulk"
+	check "beside a bulk transfer: the sparse flow's count stays under 3 requests ($most < 3300)" \
+		test "$most" -lt 3300
+	check "  while the bulk flow's is past its thresholds ($bulk)" test "$bulk" -gt 1000000
+
+	# The control: without idle reset the same flow sinks.
+	run srffctl set idle-reset off || fail "idle-reset off"
+	a=$(low_bands)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5002 40 1000 0.25 ||
+		fail "sparse flow"
+	check "idle reset off: the same flow leaves bytes in lower bands (+$(( $(low_bands) - a )))" \
+		test "$(low_bands)" -gt "$a"
+	;;
+slowstart)
+	sink 5001
+	# 150 ms on the way out, 0 back: every flight of slow start waits
+	# longer than the idle reset for its ACKs.
+	tc -n "$SND" qdisc replace dev veth0 root netem delay 150ms limit 100000 || fail "netem"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 2000000 --hold 60 &
+	BG_PIDS+=($!)
+	check "the whole 2 MB counted, never reset mid-transfer" \
+		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5001 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
+	log "flow: $(srffctl -j flows port 5001 | jq -c '.[] | {bytes, band, idle_ms}')"
+	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
+	;;
+esac
+exit $ksft_pass
