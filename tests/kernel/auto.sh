@@ -53,7 +53,7 @@ check "  no change made" test "$(stat auto_changes)" = 0
 mix 300
 th=$(show | jq -c .thresholds)
 check "400 flows: learnt ($(stat auto_changes) change(s))" test "$(stat auto_changes)" -ge 1
-check "  first threshold $th[0] at 1/3 of the bytes: 262144 or 327680" \
+check "  first threshold at 1/3 of the bytes: 262144 or 327680 ($th)" \
 	jq -e '.thresholds[0] == 262144 or .thresholds[0] == 327680' <<<"$(show)"
 check "  second at 2/3: 655360 or 786432" \
 	jq -e '.thresholds[1] == 655360 or .thresholds[1] == 786432' <<<"$(show)"
