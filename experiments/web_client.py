@@ -8,9 +8,10 @@
                 --load F --rate RATE [--dist D --scale X --blob PATH]
                 [--conn new|pool] [--workers W] [--bulk B] [--drain S]
 
-Closed loop (the default, what web-guest.sh runs): MANIFEST lists "path size" lines of the heavy-tailed file set; the bulk
-files are the lines whose path starts with /bulk/. Three kinds of client
-run for S seconds, each in its own thread with its own seeded generator:
+Closed loop (the default, what web-guest.sh runs): MANIFEST lists "path
+size" lines of the heavy-tailed file set; the bulk files are the lines
+whose path starts with /bulk/. Three kinds of client run for S seconds,
+each in its own thread with its own seeded generator:
   short      C clients: a new connection per request, a random file, then
              an exponential think time (mean --think)
   keepalive  K clients: one persistent connection carrying request after
