@@ -39,7 +39,8 @@ guest's idle round trip, measured, not assumed. slowdown = fct / ideal.
 
 Requests of the short and keep-alive clients are binned by body size:
 < 100 KB, 100 KB - 1 MB, >= 1 MB (edges in bytes, --edges; --edge-scale
-multiplies them, for sizes scaled by web_client.py --scale), and "all";
+multiplies them, by default by the open-loop clients' --scale when they
+all used one, so the bins hold the same flows as unscaled), and "all";
 bulk downloads are reported apart, by goodput. Per policy, load and bin:
 n, mean and p99 (nearest rank) of FCT and slowdown, with 95 % confidence
 intervals from a bootstrap over rounds: each resample draws whole rounds
@@ -443,9 +444,12 @@ def tables(s):
             _fmt(e["fct_mean"], e["fct_mean_ci"], 1e3), _fmt(e["fct_p99"], e["fct_p99_ci"], 1e3),
             _fmt(e["slowdown_mean"], e["slowdown_mean_ci"]),
             _fmt(e["slowdown_p99"], e["slowdown_p99_ci"])))
-    text = ["FCT and slowdown (FCT / ideal FCT at %s bit/s, RTT %g ms) per size; "
+    scaled = s.get("edge_scale", 1.0)
+    text = ["FCT and slowdown (FCT / ideal FCT at %s bit/s, RTT %g ms) per size%s; "
             "95 %% CIs from %d bootstrap resamples of whole rounds.\n" %
-            ("%g" % s["rate_bps"], s["rtt"] * 1e3, s["boot"]), "\n".join(out)]
+            ("%g" % s["rate_bps"], s["rtt"] * 1e3,
+             " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
+             s["boot"]), "\n".join(out)]
     if s["ratios"]:
         out = ["| policy | load | size | mean slowdown ratio | p99 slowdown ratio "
                "| mean FCT ratio | p99 FCT ratio | rounds |", "|---|---|---|---|---|---|---|---|"]
@@ -560,10 +564,15 @@ def cmd_report(a):
     rate = a.rate or params.get("rate")
     if not rate:
         sys.exit("fct: no bottleneck rate: give --rate (no params.json with one)")
-    edges = [float(x) * a.edge_scale for x in a.edges.split(",")]
+    scale = a.edge_scale
+    if scale is None:
+        # Sizes scaled by web_client.py --scale: bins of the unscaled sizes.
+        scales = {m.get("scale", 1.0) for m in loads.values()}
+        scale = scales.pop() if len(scales) == 1 else 1.0
+    edges = [float(x) * scale for x in a.edges.split(",")]
     s = summarise(rows, prog, wire.parse_rate(rate), a.rtt, a.ref, edges, a.boot, a.seed,
                   order=list(params.get("policies", [])))
-    s["edge_scale"] = a.edge_scale
+    s["edge_scale"] = scale
     text = tables(s) + load_table(loads)
     print(text, end="")
     if a.out:
@@ -590,7 +599,8 @@ def main(argv=None):
     r.add_argument("--rtt", type=float, default=0.0, help="idle round trip, s")
     r.add_argument("--ref", default="fq_codel")
     r.add_argument("--edges", default=",".join(str(e) for e in EDGES))
-    r.add_argument("--edge-scale", type=float, default=1.0)
+    r.add_argument("--edge-scale", type=float,
+                   help="multiply the edges (default: the clients' --scale, if one)")
     r.add_argument("--boot", type=int, default=2000)
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--out")

@@ -223,3 +223,21 @@ def test_report_needs_a_rate(tmp_path):
     (run / "params.json").write_text("{}")
     with pytest.raises(SystemExit):
         fct.main(["report", str(run)])
+
+
+def test_bins_follow_the_clients_scale(tmp_path, capsys):
+    run = tmp_path / "web-s"
+    write_run(run, loads=("0.5",))
+    for f in (run / "requests").glob("*.load.json"):
+        m = json.loads(f.read_text())
+        m["scale"] = 0.01
+        f.write_text(json.dumps(m))
+    fct.main(["report", str(run), "--boot", "10"])
+    text = capsys.readouterr().out
+    # Edges 1 000 and 10 000 B: 1 000 B is in the middle bin, 200 000 and
+    # 2 000 000 B in the top one.
+    assert "edges x 0.01" in text
+    assert "| srff | 0.5 | 1 KB - 10 KB | 2 | 2 |" in text
+    assert "| srff | 0.5 | >= 10 KB | 4 | 2 |" in text
+    fct.main(["report", str(run), "--boot", "10", "--edge-scale", "1"])
+    assert "| srff | 0.5 | < 100 KB | 2 | 2 |" in capsys.readouterr().out
