@@ -82,7 +82,7 @@ def run(tmp_path, port, manifest, *args):
 
 def test_closed_loop_as_web_guest_runs_it(tmp_path, server):
     port, m = server
-    rows, _ = run(tmp_path, port, m, "--seconds", "0.5", "--seed", "1", "--short", "2",
+    rows, _ = run(tmp_path, port, m, "--seconds", "1", "--seed", "1", "--short", "2",
                   "--keepalive", "1", "--bulk", "1", "--think", "0.02")
     kinds = {r["kind"] for r in rows}
     assert kinds == {"short", "keepalive", "bulk"}
