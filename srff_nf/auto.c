@@ -16,16 +16,13 @@ void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now)
 	unsigned int b;
 
 	for (b = 0; b < SRFF_SIZES_BUCKETS; b++) {
-		/* Per-CPU sums only grow; a CPU's increment of flows may be
-		 * seen before its bytes (or after): never subtract below 0.
+		/* Per-CPU sums only grow, but a sum read while a CPU adds
+		 * may be read again lower by a racing reader: never below 0.
 		 */
 		u64 df = now->flows[b] - min(now->flows[b], a->seen.flows[b]);
-		u64 db = now->bytes[b] - min(now->bytes[b], a->seen.bytes[b]);
 
 		a->flows[b] -= a->flows[b] >> SRFF_AUTO_DECAY_SHIFT;
 		a->flows[b] += df << SRFF_AUTO_FLOW_SHIFT;
-		a->bytes[b] -= a->bytes[b] >> SRFF_AUTO_DECAY_SHIFT;
-		a->bytes[b] += db;
 	}
 	a->seen = *now;
 }
@@ -43,44 +40,26 @@ u64 srff_auto_flows(const struct srff_auto *a)
 int srff_auto_thresholds(const struct srff_auto *a, unsigned int n,
 			 u64 min_flows, u64 *out)
 {
-	u64 total = 0, below, above = 0, t, prev = 0;
-	unsigned int b, k, i;
+	unsigned int b = 0, i, pct = n == 2 ? 50 : 60, shift = n == 2 ? 5 : 3;
+	u64 total = 0, need, cum = 0;
 
-	if (!n || !min_flows || srff_auto_flows(a) < min_flows)
+	if (!n || !min_flows ||
+	    srff_auto_flows(a) < min_flows)
 		return -EAGAIN;
-	for (b = 0; b < SRFF_SIZES_BUCKETS; b++) {
-		total += a->bytes[b];
-		above += a->flows[b] >> SRFF_AUTO_FLOW_SHIFT;
-	}
-
-	/*
-	 * Before crossing t = low(k), every flow sends min(size, t): all of
-	 * its bytes if its bucket is below k (`below`: their sum), t if not
-	 * (`above`: how many). Bucket bounds are the only candidates, so no
-	 * bucket straddles t. Bands 0..i carry (i + 1) / (n + 1) of the
-	 * bytes at the smallest such t; k only moves up.
+	for (b = 0; b < SRFF_SIZES_BUCKETS; b++)
+		total += a->flows[b];
+	/* The bucket holding the pct-th percentile of flows; its upper
+	 * bound, the next bucket's low one, is the first threshold.
 	 */
-	k = 1;
-	below = a->bytes[0];
-	above -= a->flows[0] >> SRFF_AUTO_FLOW_SHIFT;
-	for (i = 0; i < n; i++) {
-		u64 want = div64_u64(total, n + 1) * (i + 1);
-
-		for (; k < SRFF_SIZES_BUCKETS - 1; k++) {
-			u64 lo = srff_sizes_low(k);
-
-			if (above && lo > div64_u64(U64_MAX - below, above))
-				break;		/* would overflow: far enough */
-			if (below + above * lo >= want)
-				break;
-			below += a->bytes[k];
-			above -= a->flows[k] >> SRFF_AUTO_FLOW_SHIFT;
-		}
-		t = max(srff_sizes_low(k), SRFF_AUTO_FLOOR);
-		if (i)
-			t = max(t, prev * SRFF_AUTO_SPACING);
-		out[i] = t;
-		prev = t;
+	need = div64_u64(total * pct + 99, 100);
+	for (b = 0; b < SRFF_SIZES_BUCKETS && cum < need; b++)
+		cum += a->flows[b];
+	out[0] = max(srff_sizes_low(min_t(unsigned int, b, SRFF_SIZES_BUCKETS - 1)),
+		     SRFF_AUTO_FLOOR);
+	for (i = 1; i < n; i++) {
+		if (out[i - 1] > (U64_MAX >> shift))
+			return -ERANGE;		/* not ascending: keep the old */
+		out[i] = out[i - 1] << shift;
 	}
 	return 0;
 }

@@ -15,16 +15,21 @@
  * if one of them moved by more than a quarter (hysteresis: a steady mix
  * never moves them).
  *
- * The rule, MLFQ equal bytes: threshold i (of n) is the smallest bucket
- * bound t at which bands 0..i-1 carry i/(n+1) of the bytes, where a flow
- * of size S sends min(S, t) bytes before crossing t. Each band then
- * carries an equal share of the bytes, as Homa's homa_prio does for its
- * priorities, counted as a multi-level feedback queue really splits them.
- * Then two bounds the hook imposes: no threshold below SRFF_AUTO_FLOOR
- * (the first skb of a TCP flow is a GSO packet of up to ~64 KB, and a
- * threshold below it only demotes the second skb), and each at least
- * SRFF_AUTO_SPACING times the previous one (two thresholds inside one
- * skb's bytes are one band). docs/thresholds.md compares rules.
+ * The rule, "geo" (docs/thresholds.md chose it by simulation over the web
+ * search, data mining and Pareto mixes, against equal-bytes, fixed
+ * quantiles and PIAS-style searched thresholds): the first threshold is a
+ * quantile of flow sizes, the others grow geometrically,
+ *
+ *	2 bands:  t1 = p60
+ *	3 bands:  t1 = p50,  t2 = 32 t1
+ *	4+ bands: t1 = p60,  t(i+1) = 8 t(i)
+ *
+ * a quantile read as the upper bound of the bucket that holds it, and t1
+ * at least SRFF_AUTO_FLOOR: a TCP flow's first skb is a GSO packet of ~15
+ * KB, and a lower threshold only demotes its second skb. It needs flow
+ * counts alone, no link rate or load (which PIAS's optimisation needs and
+ * srff does not know); bucket bounds from 1 KiB up scale by powers of two,
+ * so every threshold is a bucket bound.
  *
  * Pure logic: built in the kernel and, unchanged, in user space (tests).
  * The state is the GC worker's alone: no locking.
@@ -37,13 +42,11 @@
 #define SRFF_AUTO_DECAY_SHIFT	6		/* 1/64 per period */
 #define SRFF_AUTO_FLOW_SHIFT	8		/* recent flows, x256 */
 #define SRFF_AUTO_FLOOR		(16ULL << 10)	/* bytes */
-#define SRFF_AUTO_SPACING	2
 #define SRFF_AUTO_MIN_FLOWS	1000		/* default of auto_min_flows */
 
 struct srff_auto {
 	struct srff_sizes seen;		/* the histogram at the last update */
 	u64 flows[SRFF_SIZES_BUCKETS];	/* recent, << SRFF_AUTO_FLOW_SHIFT */
-	u64 bytes[SRFF_SIZES_BUCKETS];	/* recent */
 	struct srff_sizes scratch;	/* the histogram now (2 KiB: not on
 					 * the stack) */
 };
@@ -61,7 +64,8 @@ u64 srff_auto_flows(const struct srff_auto *a);
 
 /*
  * @n thresholds from the recent copy, into @out (ascending). Returns 0, or
- * -EAGAIN when it holds fewer than @min_flows flows (nothing written).
+ * -EAGAIN when it holds fewer than @min_flows flows, or -ERANGE when the
+ * thresholds would not fit in 64 bits (@out is then not to be used).
  */
 int srff_auto_thresholds(const struct srff_auto *a, unsigned int n,
 			 u64 min_flows, u64 *out);

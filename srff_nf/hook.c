@@ -142,14 +142,17 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
 	srff_test_hook_delay(c, &sn->table);
-	if (c->app_priority == SRFF_APP_PRIO_KEEP && skb->priority)
-		goto ignore;
 	if (other_pass(skb, state))
 		goto encap;
 	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
 		goto ignore;
 	if (unlikely(ip_tunnel_outer(pkt.key.proto)))
 		goto encap;
+	/* After the tunnel checks: an outer packet carries the priority the
+	 * inner pass set, and is another pass's, not the application's.
+	 */
+	if (c->app_priority == SRFF_APP_PRIO_KEEP && skb->priority)
+		goto ignore;
 	len = srff_wire_len(skb, nhoff, &pkt);
 	if (pkt.key.proto == IPPROTO_UDP || pkt.key.proto == IPPROTO_UDPLITE) {
 		if (c->udp_policy == SRFF_UDP_IGNORE)

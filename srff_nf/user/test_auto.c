@@ -46,41 +46,57 @@ static void auto_needs_min_flows(void)
 }
 
 /*
- * Equal bytes, as an MLFQ splits them: 3000 flows of 1 MB. Band 0 carries
- * min(1 MB, t) of each: a third of the bytes at t = 333 333, so the first
- * bucket bound at or above it, 393 216 (1.5 * 2^18); two thirds at
- * 666 667: 786 432 (3 * 2^18), also twice the first.
+ * geo, 3 bands: 5000 flows of 30 kB and 5000 of 1 MB. The median is in
+ * the 30 kB bucket, [28672, 32768): t1 is its upper bound, t2 32 times it.
  */
-static void auto_equal_bytes_mlfq(void)
+static void auto_geo_3_bands(void)
 {
 	u64 th[2];
 
 	reset();
-	add(&h, 3000, 1000000);
+	add(&h, 5000, 30000);
+	add(&h, 5000, 1000000);
 	srff_auto_update(&a, &h);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
-	CHECK_EQ(th[0], 393216);
-	CHECK_EQ(th[1], 786432);
+	CHECK_EQ(th[0], 32768);
+	CHECK_EQ(th[1], 32 * 32768);
+	/* 5001 small ones: the median is still theirs; 4999: the big ones'
+	 * bucket, [917504, 1048576).
+	 */
+	reset();
+	add(&h, 4999, 30000);
+	add(&h, 5001, 1000000);
+	srff_auto_update(&a, &h);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
+	CHECK_EQ(th[0], 1048576);
 }
 
-/* A mix: 9000 flows of 10 KB and 1000 of 10 MB. The big ones carry 99 %
- * of the bytes; band 0 must carry half: 10^10 / 2 = 9000 * 10^4 + 1000 t
- * at t = 4.91 MB -> bucket bound 5 242 880 (1.25 * 2^22).
- */
-static void auto_mix(void)
+/* geo, 4 bands: the 60th percentile, then x8, x64; 2 bands: p60 alone. */
+static void auto_geo_4_and_2_bands(void)
 {
-	u64 th[1];
+	u64 th[3];
 
 	reset();
-	add(&h, 9000, 10000);
-	add(&h, 1000, 10000000);
+	add(&h, 6000, 100000);		/* [98304, 114688) */
+	add(&h, 4000, 5000000);
+	srff_auto_update(&a, &h);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 3, 1000, th), 0);
+	CHECK_EQ(th[0], 114688);
+	CHECK_EQ(th[1], 8 * 114688);
+	CHECK_EQ(th[2], 64 * 114688);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
+	CHECK_EQ(th[0], 114688);
+	/* 5999 at 100 kB: the 60th percentile is in the big ones' bucket. */
+	reset();
+	add(&h, 5999, 100000);
+	add(&h, 4001, 5000000);
 	srff_auto_update(&a, &h);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
-	CHECK_EQ(th[0], 5242880);
+	CHECK_EQ(th[0], srff_sizes_low(srff_sizes_bucket(5000000) + 1));
 }
 
-/* Small flows only: the floor, then the spacing. */
-static void auto_floor_and_spacing(void)
+/* Small flows only: the floor, then the growth. */
+static void auto_floor(void)
 {
 	u64 th[3];
 
@@ -89,23 +105,28 @@ static void auto_floor_and_spacing(void)
 	srff_auto_update(&a, &h);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 3, 1000, th), 0);
 	CHECK_EQ(th[0], SRFF_AUTO_FLOOR);
-	CHECK_EQ(th[1], 2 * SRFF_AUTO_FLOOR);
-	CHECK_EQ(th[2], 4 * SRFF_AUTO_FLOOR);
+	CHECK_EQ(th[1], 8 * SRFF_AUTO_FLOOR);
+	CHECK_EQ(th[2], 64 * SRFF_AUTO_FLOOR);
 }
 
-/* Huge counts of huge flows do not overflow: thresholds still ascend. */
+/* Huge flows and 15 thresholds: refused rather than wrapped. */
 static void auto_no_overflow(void)
 {
 	u64 th[15];
 	unsigned int i;
 
 	reset();
-	add(&h, 1ULL << 30, 1ULL << 40);
-	add(&h, 1ULL << 30, 1000);
+	add(&h, 2000, 1ULL << 40);
+	srff_auto_update(&a, &h);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 15, 1000, th), -ERANGE);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 4, 1000, th), 0);
+	for (i = 1; i < 4; i++)
+		CHECK(th[i] == 8 * th[i - 1]);
+	reset();
+	add(&h, 2000, 1000);
 	srff_auto_update(&a, &h);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 15, 1000, th), 0);
-	for (i = 1; i < 15; i++)
-		CHECK(th[i] >= 2 * th[i - 1]);
+	CHECK_EQ(th[14], SRFF_AUTO_FLOOR << 42);
 }
 
 /* Old flows fade: 1/64 per update, only what is new is added. */
@@ -134,18 +155,18 @@ static void auto_follows_a_new_mix(void)
 
 	reset();
 	for (i = 0; i < 50; i++) {
-		add(&h, 100, 50000);
+		add(&h, 100, 50000);		/* [49152, 57344) */
 		srff_auto_update(&a, &h);
 	}
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
 	first = th[0];
-	CHECK(first >= 16384 && first <= 50000);
+	CHECK_EQ(first, 57344);
 	for (i = 0; i < 400; i++) {
-		add(&h, 100, 2000000);
+		add(&h, 100, 2000000);		/* [1835008, 2097152) */
 		srff_auto_update(&a, &h);
 	}
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
-	CHECK(th[0] >= 800000 && th[0] <= 1200000);
+	CHECK_EQ(th[0], 2097152);
 }
 
 /* Hysteresis: more than a quarter, either way, in any threshold. */
@@ -164,9 +185,9 @@ static void auto_moved(void)
 
 const struct srff_test srff_tests_auto[] = {
 	SRFF_TEST(auto_needs_min_flows),
-	SRFF_TEST(auto_equal_bytes_mlfq),
-	SRFF_TEST(auto_mix),
-	SRFF_TEST(auto_floor_and_spacing),
+	SRFF_TEST(auto_geo_3_bands),
+	SRFF_TEST(auto_geo_4_and_2_bands),
+	SRFF_TEST(auto_floor),
 	SRFF_TEST(auto_no_overflow),
 	SRFF_TEST(auto_decay),
 	SRFF_TEST(auto_follows_a_new_mix),

@@ -19,6 +19,7 @@
                                             the next size of the comma list
                                             SIZES (cycling), P at a time
   traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
+                                            [--priority P] (SO_PRIORITY)
   traffic.py udp-flows HOST COUNT [--base-port B]
                                             one datagram to each of COUNT ports
   traffic.py sentinel DEV TAG               one raw frame out of DEV, for the
@@ -135,6 +136,8 @@ def tcp_mix(a):
 
 def udp_send(a):
     s = socket.socket(family(a.host), socket.SOCK_DGRAM)
+    if a.priority:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
     if a.sport:
         s.bind(("::" if family(a.host) == socket.AF_INET6 else "0.0.0.0", a.sport))
     payload = b"u" * a.size
@@ -190,6 +193,7 @@ def main():
     q = sub.add_parser("udp-send"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("count", type=int); q.add_argument("size", type=int)
     q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
+    q.add_argument("--priority", type=int, default=0)
     q = sub.add_parser("udp-flows"); q.add_argument("host"); q.add_argument("count", type=int)
     q.add_argument("--base-port", type=int, default=20000)
     q = sub.add_parser("sentinel"); q.add_argument("dev"); q.add_argument("tag")
