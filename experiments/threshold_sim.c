@@ -300,6 +300,16 @@ static double pct(double *v, long n, double p)
 	return v[i < 0 ? 0 : i];
 }
 
+/* JSON has no nan: Python's json reads NaN */
+static void pnum(const char *sep, const char *fmt, double v)
+{
+	fputs(sep, stdout);
+	if (isnan(v))
+		fputs("NaN", stdout);
+	else
+		printf(fmt, v);
+}
+
 static void report(void)
 {
 	/* bins: 0 small, 1 medium, 2 large, 3 all */
@@ -329,20 +339,20 @@ static void report(void)
 	       n[0], n[1], n[2], n[3]);
 	printf(", \"fct_ms\": [");
 	for (int b = 0; b < 4; b++)
-		printf("%s%.6g", b ? ", " : "", n[b] ? 1e3 * sf[b] / n[b] : NAN);
+		pnum(b ? ", " : "", "%.6g", n[b] ? 1e3 * sf[b] / n[b] : NAN);
 	printf("], \"sd\": [");
 	for (int b = 0; b < 4; b++)
-		printf("%s%.6g", b ? ", " : "", n[b] ? ss[b] / n[b] : NAN);
+		pnum(b ? ", " : "", "%.6g", n[b] ? ss[b] / n[b] : NAN);
 	/* standard error of the mean slowdown (i.i.d. approximation) */
 	printf("], \"sd_se\": [");
 	for (int b = 0; b < 4; b++) {
 		double m = n[b] ? ss[b] / n[b] : 0;
 		double var = n[b] > 1 ? (ss2[b] - n[b] * m * m) / (n[b] - 1) : 0;
 
-		printf("%s%.4g", b ? ", " : "", n[b] > 1 ? sqrt(var / n[b]) : NAN);
+		pnum(b ? ", " : "", "%.4g", n[b] > 1 ? sqrt(var / n[b]) : NAN);
 	}
-	printf("], \"p99_small_fct_ms\": %.6g", 1e3 * pct(sfct, ns, 0.99));
-	printf(", \"p99_small_sd\": %.6g", pct(ssd, ns, 0.99));
+	pnum("], \"p99_small_fct_ms\": ", "%.6g", 1e3 * pct(sfct, ns, 0.99));
+	pnum(", \"p99_small_sd\": ", "%.6g", pct(ssd, ns, 0.99));
 	printf(", \"fct\": [");
 	if (J.ntrace)
 		for (long i = 0; i < nmeasured; i++)
