@@ -20,8 +20,9 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
   pias    PIAS-style: exhaustive search over bucket bounds minimising the
           M/G/1 multi-level model's mean FCT at the workload's load
   pias-sd the same search minimising the model's mean slowdown
-  geo     the simple rule: t1 = the flow-count quantile GEO_QUANT (p60),
-          then each threshold GEO_RATIO (8) times the previous one
+  geo     the simple rule: t1 = max(floor, flow-count quantile q), then
+          each threshold r times the previous one; (q, r) = GEO[N]: p60 and 8
+          for 4 bands, p50 and 32 for 3 (chosen on a grid, see docs)
 Constraints: a floor (t1 >= floor) and a minimum ratio t(i+1) >= r * t(i),
 imposed on every rule (searched rules search within them).
 """
@@ -67,7 +68,7 @@ RATIOS = (1, 8)
 NBANDS = (2, 3, 4)
 RULES = ("bytes", "homa", "quant", "pias", "pias-sd", "geo")
 QUANT = {2: (0.9,), 3: (0.5, 0.9), 4: (0.5, 0.9, 0.99)}
-GEO_QUANT, GEO_RATIO = 0.6, 8
+GEO = {2: (0.6, 8), 3: (0.5, 32), 4: (0.6, 8)}   # bands: (quantile, ratio)
 LEAVES = ("fq", "fifo")
 DEFAULT_FLOOR, DEFAULT_RATIO = 16384, 1   # the constraint of the variants below
 MTU_BANDS = (3, 4)                        # bands simulated with 1500-byte packets
@@ -156,10 +157,11 @@ def rule_quant(flows, nbytes, n, qs=None):
 
 
 def rule_geo(flows, nbytes, n, floor):
-    """t1 = max(floor, flow quantile GEO_QUANT); t(i+1) = GEO_RATIO * t(i)."""
-    ks = constrain(rule_quant(flows, nbytes, 2, (GEO_QUANT,)), floor, 1)
+    """t1 = max(floor, flow quantile q); t(i+1) = r * t(i); (q, r) = GEO[n]."""
+    q, r = GEO[n]
+    ks = constrain(rule_quant(flows, nbytes, 2, (q,)), floor, 1)
     while len(ks) < n - 1:
-        ks.append(bound_up(GEO_RATIO * low(ks[-1])))
+        ks.append(bound_up(r * low(ks[-1])))
     return ks
 
 
@@ -377,7 +379,7 @@ def main():
                   mtu_meas=meas if args.quick else MTU_MEAS, mtu_seeds=1, default_floor=f0, default_ratio=r0,
                   eval_seeds=list(seeds), train_seed=TRAIN_SEED, train_samples=TRAIN_SAMPLES,
                   dists=DISTS, loads=LOADS, floors=FLOORS, ratios=RATIOS, quant=QUANT,
-                  geo_quant=GEO_QUANT, geo_ratio=GEO_RATIO, rules=RULES, nbands=NBANDS,
+                  geo={str(k): v for k, v in GEO.items()}, rules=RULES, nbands=NBANDS,
                   mtu_bands=MTU_BANDS, commit=git_commit(),
                   runtime_s=round(time.time() - t0))
     params["dists"] = {k: v.replace(HERE + "/", "experiments/") for k, v in DISTS.items()}
