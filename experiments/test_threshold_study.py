@@ -166,3 +166,25 @@ def test_pias_search_finds_the_obvious_split():
     for rule in ("pias", "pias-sd"):
         (t,) = T.thresholds(rule, (flows, nbytes), 0.8, 2, 0, 1)
         assert 2048 < t <= 10 << 20
+
+
+def geo_kernel(flows):
+    """docs/thresholds.md's C version of geo (4 bands), in integers."""
+    total = sum(flows)
+    need, cum, k = -(-total * 3 // 5), 0, 0
+    while k < T.NBUCKETS and cum < need:
+        cum += flows[k]
+        k += 1
+    t0 = max(T.low(min(k, T.NBUCKETS - 1)), 16384)
+    return [t0, t0 << 3, t0 << 6]
+
+
+def test_geo_kernel_version_is_the_rule():
+    import random
+    rng = random.Random(5)
+    for _ in range(2000):
+        flows = [0] * T.NBUCKETS
+        for _ in range(rng.randint(1, 50)):
+            flows[rng.randint(0, 70)] += rng.randint(1, 1000)
+        nbytes = [f * T.low(b) for b, f in enumerate(flows)]
+        assert T.thresholds("geo", (flows, nbytes), 0.8, 4, 16384, 1) == geo_kernel(flows)
