@@ -1,0 +1,612 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Flow completion times and slowdowns, the way pFabric, PIAS and Homa report.
+
+  fct.py table RUN_DIR [-o DIR]
+        RUN_DIR/requests/POLICY[@LOAD]-ROUND.jsonl (web_client.py's logs,
+        timed from RUN_DIR/pcap/ when the captures are there, as
+        web_analyze.py does) -> DIR/requests.csv.gz, DIR/bulk.csv.gz and
+        DIR/loads.json (the open-loop clients' .load.json files); DIR is
+        RUN_DIR unless given. These three are what a results folder commits.
+  fct.py report INPUT... [--rate RATE] [--rtt S] [--ref POLICY] [--out DIR]
+        [--edges 100000,1000000] [--edge-scale X] [--boot B] [--seed N]
+        INPUT is a RUN_DIR (its requests.csv.gz if there, else its logs) or
+        a requests.csv.gz. Prints markdown tables; with --out writes
+        DIR/tables.md, DIR/summary.json and, if matplotlib is installed,
+        DIR/fct_cdf.png and DIR/bulk_goodput.png.
+
+The table has one line per request: run, round, policy, load ("closed"
+for closed-loop clients), kind (short, keepalive, bulk), nth (the
+request's place on its connection), size and hdr (body and header bytes),
+sched and start (s since the round's first request; sched is when an
+open-loop arrival was due, empty otherwise), fct (s), clock (pcap or
+client: what timed it) and stall (bulk: longest wait for data, s).
+bulk.csv.gz has run, round, policy, load, req (the request's line in its
+log), t (s since the round's first request) and bytes (body bytes so far).
+
+Ideal FCT: the time the response would take alone on the idle bottleneck,
+
+    ideal = k * RTT + 8 * wire(size + hdr) / RATE
+
+with k = 2 for a request that opens its connection (SYN/SYN-ACK, then
+request and response: as measured from before connect() or the capture's
+SYN) and k = 1 on a kept-alive connection, and wire(n) = n + ceil(n /
+1448) * 66, the bytes tbf charges for n bytes of payload (wire.py). It
+leaves out slow start and the server's own time, so a slowdown of 1 is
+not reachable; compare policies, not slowdowns against 1. RATE comes from
+params.json's "rate" unless --rate says; RTT (--rtt, default 0) is the
+guest's idle round trip, measured, not assumed. slowdown = fct / ideal.
+
+Requests of the short and keep-alive clients are binned by body size:
+< 100 KB, 100 KB - 1 MB, >= 1 MB (edges in bytes, --edges; --edge-scale
+multiplies them, by default by the open-loop clients' --scale when they
+all used one, so the bins hold the same flows as unscaled), and "all";
+bulk downloads are reported apart, by goodput. Per policy, load and bin:
+n, mean and p99 (nearest rank) of FCT and slowdown, with 95 % confidence
+intervals from a bootstrap over rounds: each resample draws whole rounds
+with replacement, because completions within one busy period are not
+independent. Ratios against --ref (default fq_codel) resample the same
+rounds for both policies when their rounds are interleaved (the same
+(run, round) keys); otherwise each independently ("paired" says which).
+With 3 rounds a resample is one of 10 multisets: the intervals are coarse.
+Bulk: per transfer goodput (body bytes / fct) with its CI over rounds;
+the bulk clients' summed goodput in each second of a round: mean, 5th
+percentile, seconds with none; and the longest stall of any transfer.
+"""
+import argparse
+import bisect
+import collections
+import csv
+import gzip
+import io
+import json
+import math
+import os
+import random
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
+
+COLUMNS = ["run", "round", "policy", "load", "kind", "nth", "size", "hdr", "sched", "start",
+           "fct", "clock", "stall"]
+BULK_COLUMNS = ["run", "round", "policy", "load", "req", "t", "bytes"]
+EDGES = (100000, 1000000)
+LOG_NAME = re.compile(r"^(?P<policy>.+?)(?:@(?P<load>[0-9.]+))?-(?P<round>\d+)\.jsonl$")
+
+
+# --- the per-request table ---------------------------------------------------
+
+def _num(v, digits=6):
+    return "" if v is None else ("%.*f" % (digits, v)).rstrip("0").rstrip(".")
+
+
+def build_table(run_dir, run=None):
+    """(request rows, bulk progress rows, {log name: load.json}) of a run."""
+    import web_analyze
+
+    run = run or os.path.basename(os.path.normpath(run_dir))
+    rdir = os.path.join(run_dir, "requests")
+    rows, prog, loads = [], [], {}
+    for name in sorted(os.listdir(rdir)):
+        m = LOG_NAME.match(name)
+        if not m:
+            continue
+        base = name[:-len(".jsonl")]
+        lj = os.path.join(rdir, base + ".load.json")
+        meta = json.load(open(lj)) if os.path.exists(lj) else None
+        if meta:
+            loads[base] = meta
+        load = m.group("load") or (_num(meta["target_load"], 3) if meta else "closed")
+        logs = [json.loads(x) for x in open(os.path.join(rdir, name))]
+        pcap = os.path.join(run_dir, "pcap", base + ".pcap")
+        resp = web_analyze.pcap_responses(pcap) if os.path.exists(pcap) else {}
+        conn = web_analyze.connection_ordinals(logs)
+        t0 = min((r.get("sched", r["start"]) for r in logs), default=0.0)
+        for i, r in enumerate(logs):
+            fct, clock = r["end"] - r["start"], "client"
+            seen = resp.get(r.get("port"), [])
+            seen = seen[conn[i]] if conn[i] < len(seen) else []
+            nth = r.get("nth", 0)
+            if nth < len(seen) and seen[nth][1] is not None:
+                fct, clock = seen[nth][1] - seen[nth][0], "pcap"
+            rows.append({"run": run, "round": int(m.group("round")), "policy": m.group("policy"),
+                         "load": load, "kind": r["kind"], "nth": nth, "size": r["bytes"],
+                         "hdr": r.get("hdr", 0),
+                         "sched": r["sched"] - t0 if "sched" in r else None,
+                         "start": r["start"] - t0, "fct": fct, "clock": clock,
+                         "stall": r.get("max_gap")})
+            for t, n in r.get("progress", []):
+                prog.append({"run": run, "round": int(m.group("round")),
+                             "policy": m.group("policy"), "load": load, "req": i,
+                             "t": r["start"] - t0 + t, "bytes": n})
+    return rows, prog, loads
+
+
+def write_csv_gz(path, columns, rows):
+    """A gzip'd CSV that is the same bytes for the same rows (no mtime)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([_num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c]
+                    for c in columns])
+    with open(path, "wb") as f:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as g:
+            g.write(buf.getvalue().encode())
+
+
+def read_csv_gz(path):
+    ints = {"round", "nth", "size", "hdr", "req", "bytes"}
+    floats = {"sched", "start", "fct", "stall", "t"}
+    out = []
+    with gzip.open(path, "rt", newline="") as f:
+        for r in csv.DictReader(f):
+            for k, v in r.items():
+                if k in ints:
+                    r[k] = int(v)
+                elif k in floats:
+                    r[k] = float(v) if v != "" else None
+            out.append(r)
+    return out
+
+
+def load_input(path):
+    """(rows, progress rows, loads, params) from a run dir or a csv.gz."""
+    if path.endswith(".csv.gz"):
+        d = os.path.dirname(path) or "."
+        rows = read_csv_gz(path)
+        b = os.path.join(d, "bulk.csv.gz")
+        prog = read_csv_gz(b) if os.path.exists(b) else []
+    else:
+        d = path
+        t = os.path.join(d, "requests.csv.gz")
+        if os.path.exists(t):
+            return load_input(t)
+        rows, prog, loads = build_table(d)
+        return rows, prog, loads, _params(d)
+    lj = os.path.join(d, "loads.json")
+    loads = json.load(open(lj)) if os.path.exists(lj) else {}
+    return rows, prog, loads, _params(d)
+
+
+def _params(d):
+    p = os.path.join(d, "params.json")
+    return json.load(open(p)) if os.path.exists(p) else {}
+
+
+# --- metrics -------------------------------------------------------------------
+
+def ideal_fct(size, hdr, nth, rate_bps, rtt, mss=wire.MSS, overhead=wire.OVERHEAD):
+    """Alone on the idle bottleneck: (2 RTTs for a new connection, 1 on a
+    kept-alive one) + the response's framed bytes at the bottleneck rate."""
+    return (2 if nth == 0 else 1) * rtt + 8 * wire.wire_bytes(size + hdr, mss, overhead) / rate_bps
+
+
+def quantile(sorted_values, q):
+    """Nearest rank, as web_analyze.p99."""
+    return sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)]
+
+
+def bin_label(edges):
+    def kb(x):
+        return ("%g MB" % (x / 1e6)) if x >= 1e6 else ("%g KB" % (x / 1e3))
+    labels = ["< %s" % kb(edges[0])]
+    labels += ["%s - %s" % (kb(a), kb(b)) for a, b in zip(edges, edges[1:])]
+    labels.append(">= %s" % kb(edges[-1]))
+    return labels
+
+
+def size_bin(size, edges):
+    """Index of size's bin: edges are lower bounds of the bins after the
+    first (100 000 B is in "100 KB - 1 MB")."""
+    return bisect.bisect_right(edges, size)
+
+
+class Rounds:
+    """A statistic's values split by round, for the bootstrap: per round
+    the sorted values and their sum."""
+
+    def __init__(self, by_round):
+        self.keys = sorted(k for k, v in by_round.items() if v)
+        self.sorted = {k: sorted(by_round[k]) for k in self.keys}
+        self.sums = {k: math.fsum(by_round[k]) for k in self.keys}
+        self.all = sorted(v for k in self.keys for v in self.sorted[k])
+
+    def n(self, mult=None):
+        mult = mult or dict.fromkeys(self.keys, 1)
+        return sum(m * len(self.sorted.get(k, ())) for k, m in mult.items())
+
+    def mean(self, mult=None):
+        mult = mult or dict.fromkeys(self.keys, 1)
+        n = self.n(mult)
+        return math.fsum(m * self.sums.get(k, 0.0) for k, m in mult.items()) / n if n else None
+
+    def quantile(self, q, mult=None):
+        """Nearest-rank quantile of the rounds pooled with multiplicities
+        mult: the least value v with at least ceil(q n) values <= v."""
+        mult = mult or dict.fromkeys(self.keys, 1)
+        n = self.n(mult)
+        if not n:
+            return None
+        want = max(1, math.ceil(q * n))
+        lo, hi = 0, len(self.all) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            v = self.all[mid]
+            got = sum(m * bisect.bisect_right(self.sorted[k], v)
+                      for k, m in mult.items() if k in self.sorted)
+            if got >= want:
+                hi = mid
+            else:
+                lo = mid + 1
+        return self.all[lo]
+
+    def stat(self, name, mult=None):
+        return self.mean(mult) if name == "mean" else self.quantile(0.99, mult)
+
+
+def _ci(values):
+    if not values:
+        return None
+    s = sorted(values)
+    return [quantile(s, 0.025), quantile(s, 0.975)]
+
+
+def bootstrap(rounds, stat, boot, rng):
+    """95 % CI of stat ("mean" or "p99") over resampled rounds."""
+    keys = rounds.keys
+    if len(keys) < 2:
+        return None
+    out = []
+    for _ in range(boot):
+        mult = collections.Counter(rng.choice(keys) for _ in keys)
+        v = rounds.stat(stat, mult)
+        if v is not None:
+            out.append(v)
+    return _ci(out)
+
+
+def bootstrap_ratio(a, b, stat, boot, rng):
+    """95 % CI of stat(a) / stat(b); ("paired", CI) when a and b have the
+    same rounds, resampled together, else each on its own."""
+    paired = a.keys == b.keys
+    if len(a.keys) < 2 or len(b.keys) < 2:
+        return paired, None
+    out = []
+    for _ in range(boot):
+        ma = collections.Counter(rng.choice(a.keys) for _ in a.keys)
+        mb = ma if paired else collections.Counter(rng.choice(b.keys) for _ in b.keys)
+        x, y = a.stat(stat, ma), b.stat(stat, mb)
+        if x is not None and y:
+            out.append(x / y)
+    return paired, _ci(out)
+
+
+def _rng(seed, *key):
+    return random.Random("/".join(str(k) for k in (seed,) + key))
+
+
+def _load_order(v):
+    try:
+        return (0, float(v))
+    except ValueError:
+        return (1, v)
+
+
+def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000, seed=1,
+              order=None, mss=wire.MSS, overhead=wire.OVERHEAD):
+    """Everything the tables and plots show, as one JSON-able dict."""
+    labels = bin_label(edges)
+    policies = order or []
+    for r in rows:
+        if r["policy"] not in policies:
+            policies.append(r["policy"])
+    loads = sorted({r["load"] for r in rows}, key=_load_order)
+    # (policy, load, bin label) -> metric -> round key -> [values]
+    groups = collections.defaultdict(lambda: {"fct": collections.defaultdict(list),
+                                              "slowdown": collections.defaultdict(list)})
+    bulk = collections.defaultdict(lambda: collections.defaultdict(list))
+    stall = {}
+    for r in rows:
+        key = (r["run"], r["round"])
+        if r["kind"] == "bulk":
+            if r["fct"] > 0:
+                bulk[(r["policy"], r["load"])][key].append(8 * r["size"] / r["fct"] / 1e6)
+            if r["stall"] is not None:
+                k = (r["policy"], r["load"])
+                stall[k] = max(stall.get(k, 0.0), r["stall"])
+            continue
+        ideal = ideal_fct(r["size"], r["hdr"], r["nth"], rate_bps, rtt, mss, overhead)
+        for lab in (labels[size_bin(r["size"], edges)], "all"):
+            g = groups[(r["policy"], r["load"], lab)]
+            g["fct"][key].append(r["fct"])
+            g["slowdown"][key].append(r["fct"] / ideal)
+    out = {"rate_bps": rate_bps, "rtt": rtt, "ref": ref, "edges": list(edges), "boot": boot,
+           "seed": seed, "mss": mss, "overhead": overhead, "policies": policies,
+           "loads": loads, "bins": labels + ["all"], "groups": [], "ratios": [], "bulk": []}
+    cache = {}
+    for p in policies:
+        for ld in loads:
+            for lab in labels + ["all"]:
+                g = groups.get((p, ld, lab))
+                if not g:
+                    continue
+                e = {"policy": p, "load": ld, "bin": lab}
+                for metric in ("fct", "slowdown"):
+                    rd = Rounds(g[metric])
+                    cache[(p, ld, lab, metric)] = rd
+                    e["n"], e["rounds"] = rd.n(), len(rd.keys)
+                    for st in ("mean", "p99"):
+                        e["%s_%s" % (metric, st)] = rd.stat(st)
+                        e["%s_%s_ci" % (metric, st)] = bootstrap(
+                            rd, st, boot, _rng(seed, p, ld, lab, metric, st))
+                    s = rd.all
+                    e["%s_cdf" % metric] = [quantile(s, q / 100) for q in range(1, 101)]
+                out["groups"].append(e)
+    for p in policies:
+        if p == ref:
+            continue
+        for ld in loads:
+            for lab in labels + ["all"]:
+                if (p, ld, lab, "fct") not in cache or (ref, ld, lab, "fct") not in cache:
+                    continue
+                e = {"policy": p, "ref": ref, "load": ld, "bin": lab}
+                for metric in ("fct", "slowdown"):
+                    a, b = cache[(p, ld, lab, metric)], cache[(ref, ld, lab, metric)]
+                    for st in ("mean", "p99"):
+                        x, y = a.stat(st), b.stat(st)
+                        e["%s_%s_ratio" % (metric, st)] = x / y if y else None
+                        e["paired"], e["%s_%s_ratio_ci" % (metric, st)] = bootstrap_ratio(
+                            a, b, st, boot, _rng(seed, "ratio", p, ld, lab, metric, st))
+                out["ratios"].append(e)
+    persec = per_second_goodput(prog)
+    for p in policies:
+        for ld in loads:
+            if (p, ld) not in bulk:
+                continue
+            rd = Rounds(bulk[(p, ld)])
+            secs = sorted(v for (pp, ll, _), s in persec.items() if (pp, ll) == (p, ld)
+                          for v in s)
+            out["bulk"].append({
+                "policy": p, "load": ld, "n": rd.n(), "rounds": len(rd.keys),
+                "goodput_mean": rd.mean(),
+                "goodput_mean_ci": bootstrap(rd, "mean", boot, _rng(seed, "bulk", p, ld)),
+                "seconds": len(secs),
+                "persec_mean": statistics.fmean(secs) if secs else None,
+                "persec_p5": quantile(secs, 0.05) if secs else None,
+                "persec_zero": sum(1 for v in secs if v == 0),
+                "longest_stall": stall.get((p, ld)),
+                "persec": {"%s/%s" % k[2]: v for k, v in persec.items() if k[:2] == (p, ld)},
+            })
+    return out
+
+
+def per_second_goodput(prog):
+    """{(policy, load, (run, round)): [Mbit/s of all bulk transfers in
+    second 0, 1, ...]} from cumulative progress samples, interpolated at
+    whole seconds."""
+    by_req = collections.defaultdict(list)
+    for r in prog:
+        by_req[(r["policy"], r["load"], (r["run"], r["round"]), r["req"])].append(
+            (r["t"], r["bytes"]))
+    out = {}
+    for (p, ld, rk, _), s in by_req.items():
+        s.sort()
+        series = out.setdefault((p, ld, rk), [])
+        ts = [t for t, _ in s]
+        end = math.floor(s[-1][0])
+
+        def cum(x):
+            i = bisect.bisect_right(ts, x)
+            if i == 0:
+                return 0.0
+            if i == len(s):
+                return s[-1][1]
+            (t0, b0), (t1, b1) = s[i - 1], s[i]
+            return b0 + (x - t0) * (b1 - b0) / (t1 - t0)
+        for sec in range(0, end + 1):
+            while len(series) <= sec:
+                series.append(0.0)
+            series[sec] += 8 * (cum(sec + 1) - cum(sec)) / 1e6
+    # The last second of a round is partial: leave it out.
+    return {k: v[:-1] for k, v in out.items() if len(v) > 1}
+
+
+# --- output --------------------------------------------------------------------
+
+def _g(v):
+    """Three significant digits, without an exponent."""
+    a = abs(v)
+    if a >= 100:
+        return "%.0f" % v
+    return "%.1f" % v if a >= 10 else "%.3g" % v
+
+
+def _fmt(v, ci, unit=1.0):
+    if v is None:
+        return "-"
+    s = _g(v * unit)
+    if ci:
+        s += " [%s, %s]" % (_g(ci[0] * unit), _g(ci[1] * unit))
+    return s
+
+
+def tables(s):
+    """The markdown tables of a summary."""
+    out = ["| policy | load | size | n | rounds | mean FCT (ms) | p99 FCT (ms) "
+           "| mean slowdown | p99 slowdown |", "|---|---|---|---|---|---|---|---|---|"]
+    for e in s["groups"]:
+        out.append("| %s | %s | %s | %d | %d | %s | %s | %s | %s |" % (
+            e["policy"], e["load"], e["bin"], e["n"], e["rounds"],
+            _fmt(e["fct_mean"], e["fct_mean_ci"], 1e3), _fmt(e["fct_p99"], e["fct_p99_ci"], 1e3),
+            _fmt(e["slowdown_mean"], e["slowdown_mean_ci"]),
+            _fmt(e["slowdown_p99"], e["slowdown_p99_ci"])))
+    scaled = s.get("edge_scale", 1.0)
+    text = ["FCT and slowdown (FCT / ideal FCT at %s bit/s, RTT %g ms) per size%s; "
+            "95 %% CIs from %d bootstrap resamples of whole rounds.\n" %
+            ("%g" % s["rate_bps"], s["rtt"] * 1e3,
+             " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
+             s["boot"]), "\n".join(out)]
+    if s["ratios"]:
+        out = ["| policy | load | size | mean slowdown ratio | p99 slowdown ratio "
+               "| mean FCT ratio | p99 FCT ratio | rounds |", "|---|---|---|---|---|---|---|---|"]
+        for e in s["ratios"]:
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                e["policy"], e["load"], e["bin"],
+                _fmt(e["slowdown_mean_ratio"], e["slowdown_mean_ratio_ci"]),
+                _fmt(e["slowdown_p99_ratio"], e["slowdown_p99_ratio_ci"]),
+                _fmt(e["fct_mean_ratio"], e["fct_mean_ratio_ci"]),
+                _fmt(e["fct_p99_ratio"], e["fct_p99_ratio_ci"]),
+                "paired" if e["paired"] else "unpaired"))
+        text += ["\nAgainst %s: ratio < 1 is faster.\n" % s["ref"], "\n".join(out)]
+    if s["bulk"]:
+        out = ["| policy | load | transfers | goodput per transfer (Mbit/s) "
+               "| bulk Mbit/s per second: mean | p5 | seconds without data | longest stall (s) |",
+               "|---|---|---|---|---|---|---|---|"]
+        for e in s["bulk"]:
+            out.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                e["policy"], e["load"], e["n"], _fmt(e["goodput_mean"], e["goodput_mean_ci"]),
+                _fmt(e["persec_mean"], None), _fmt(e["persec_p5"], None),
+                "%d of %d" % (e["persec_zero"], e["seconds"]) if e["seconds"] else "-",
+                _fmt(e["longest_stall"], None)))
+        text += ["\nBulk downloads.\n", "\n".join(out)]
+    return "\n".join(text) + "\n"
+
+
+def load_table(loads):
+    """The open-loop clients' own account of the load, per log."""
+    if not loads:
+        return ""
+    out = ["| log | target | offered | achieved | served | bulk | arrivals | late "
+           "| no idle worker | failed | unfinished |", "|---" * 11 + "|"]
+    for name in sorted(loads):
+        m = loads[name]
+        out.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d | %d | %d |" % (
+            name, m["target_load"], m["offered_load"], m["achieved_load"], m["served_load"],
+            m.get("bulk_load", 0.0), m["arrivals"], m["late"], m["no_idle_worker"], m["failed"],
+            m["unfinished"]))
+    return ("\nLoad as the clients saw it (fractions of the bottleneck; late: started more "
+            "than the client's --late after due).\n\n" + "\n".join(out) + "\n")
+
+
+def plot(s, outdir):
+    try:
+        import matplotlib
+    except ImportError:
+        return []
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    made = []
+    for ld in s["loads"]:
+        bins = [b for b in s["bins"] if b != "all" and
+                any(e["load"] == ld and e["bin"] == b for e in s["groups"])]
+        fig, axes = plt.subplots(1, len(bins), figsize=(4 * len(bins), 3.6), squeeze=False)
+        for ax, b in zip(axes[0], bins):
+            for e in s["groups"]:
+                if e["load"] == ld and e["bin"] == b:
+                    ax.plot(e["slowdown_cdf"], [q / 100 for q in range(1, 101)],
+                            label=e["policy"])
+            ax.set_xscale("log")
+            ax.set_xlabel("slowdown (FCT / ideal)")
+            ax.set_title("%s, load %s" % (b, ld), fontsize=10)
+            ax.grid(True, alpha=0.3)
+        axes[0][0].set_ylabel("fraction of requests")
+        axes[0][0].legend(fontsize=8)
+        fig.tight_layout()
+        name = "fct_cdf%s.png" % ("" if len(s["loads"]) == 1 else "-" + str(ld))
+        fig.savefig(os.path.join(outdir, name), dpi=100)
+        plt.close(fig)
+        made.append(name)
+    if any(e["persec"] for e in s["bulk"]):
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        for e in s["bulk"]:
+            if not e["persec"]:
+                continue
+            k = sorted(e["persec"])[0]  # the first round
+            ax.plot(range(len(e["persec"][k])), e["persec"][k],
+                    label="%s, load %s" % (e["policy"], e["load"]))
+        ax.set_xlabel("second of the round (first round)")
+        ax.set_ylabel("bulk goodput (Mbit/s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "bulk_goodput.png"), dpi=100)
+        plt.close(fig)
+        made.append("bulk_goodput.png")
+    return made
+
+
+def cmd_table(a):
+    rows, prog, loads = build_table(a.run_dir)
+    out = a.o or a.run_dir
+    os.makedirs(out, exist_ok=True)
+    write_csv_gz(os.path.join(out, "requests.csv.gz"), COLUMNS, rows)
+    write_csv_gz(os.path.join(out, "bulk.csv.gz"), BULK_COLUMNS, prog)
+    with open(os.path.join(out, "loads.json"), "w") as f:
+        json.dump(loads, f, indent=1, sort_keys=True)
+    print("fct: %d requests, %d bulk samples, %d open-loop logs -> %s" %
+          (len(rows), len(prog), len(loads), out))
+
+
+def cmd_report(a):
+    rows, prog, loads, params = [], [], {}, {}
+    for i in a.input:
+        r, p, lo, pa = load_input(i)
+        rows += r
+        prog += p
+        loads.update(lo)
+        params = params or pa
+    if not rows:
+        sys.exit("fct: no requests in %s" % " ".join(a.input))
+    rate = a.rate or params.get("rate")
+    if not rate:
+        sys.exit("fct: no bottleneck rate: give --rate (no params.json with one)")
+    scale = a.edge_scale
+    if scale is None:
+        # Sizes scaled by web_client.py --scale: bins of the unscaled sizes.
+        scales = {m.get("scale", 1.0) for m in loads.values()}
+        scale = scales.pop() if len(scales) == 1 else 1.0
+    edges = [float(x) * scale for x in a.edges.split(",")]
+    s = summarise(rows, prog, wire.parse_rate(rate), a.rtt, a.ref, edges, a.boot, a.seed,
+                  order=list(params.get("policies", [])))
+    s["edge_scale"] = scale
+    text = tables(s) + load_table(loads)
+    print(text, end="")
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "tables.md"), "w") as f:
+            f.write(text)
+        with open(os.path.join(a.out, "summary.json"), "w") as f:
+            json.dump({"summary": s, "loads": loads, "params": params}, f, indent=1)
+        made = plot(s, a.out)
+        print("fct: wrote tables.md, summary.json%s to %s" %
+              ("".join(", " + m for m in made) if made else " (no matplotlib: no plots)",
+               a.out))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("table", help="a run's logs -> requests.csv.gz, bulk.csv.gz, loads.json")
+    t.add_argument("run_dir")
+    t.add_argument("-o", help="output directory (default RUN_DIR)")
+    r = sub.add_parser("report", help="tables, summary.json and plots")
+    r.add_argument("input", nargs="+")
+    r.add_argument("--rate", help="bottleneck as tc writes it (default: params.json's)")
+    r.add_argument("--rtt", type=float, default=0.0, help="idle round trip, s")
+    r.add_argument("--ref", default="fq_codel")
+    r.add_argument("--edges", default=",".join(str(e) for e in EDGES))
+    r.add_argument("--edge-scale", type=float,
+                   help="multiply the edges (default: the clients' --scale, if one)")
+    r.add_argument("--boot", type=int, default=2000)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--out")
+    a = p.parse_args(argv)
+    (cmd_table if a.cmd == "table" else cmd_report)(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: GPL-2.0
+"""experiments/fct.py on synthetic requests with known answers."""
+import collections
+import gzip
+import json
+import os
+import random
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import fct  # noqa: E402
+
+
+def row(policy, rnd, f, size=5000, nth=0, hdr=0, load="0.5", kind="short", run="r", stall=None):
+    return {"run": run, "round": rnd, "policy": policy, "load": load, "kind": kind, "nth": nth,
+            "size": size, "hdr": hdr, "sched": None, "start": 0.0, "fct": f, "clock": "client",
+            "stall": stall}
+
+
+def group(s, policy, bin_="all", load="0.5"):
+    return next(e for e in s["groups"]
+                if (e["policy"], e["bin"], e["load"]) == (policy, bin_, load))
+
+
+def test_ideal_fct_by_hand():
+    # 10 000 B in 7 segments: 10 000 + 7 * 66 = 10 462 B; at 8 Mbit/s
+    # (a byte a microsecond) 10.462 ms, plus 2 RTTs of 10 ms to open.
+    assert fct.ideal_fct(10000, 0, 0, 8e6, 0.010) == pytest.approx(0.030462)
+    # Kept alive: one RTT. The header counts as payload: 9 000 + 1 000.
+    assert fct.ideal_fct(9000, 1000, 3, 8e6, 0.010) == pytest.approx(0.020462)
+    # A physical link: preamble, FCS and gap too (90 B a frame).
+    assert fct.ideal_fct(10000, 0, 1, 8e6, 0, overhead=90) == pytest.approx(0.010630)
+
+
+def test_known_slowdown():
+    rows = [row("a", r, 2 * 0.030462, size=10000) for r in (1, 2, 3)]
+    s = fct.summarise(rows, [], 8e6, 0.010, ref="none", boot=50)
+    g = group(s, "a")
+    assert g["slowdown_mean"] == pytest.approx(2.0)
+    assert g["slowdown_p99"] == pytest.approx(2.0)
+    assert g["n"] == 3 and g["rounds"] == 3
+
+
+def test_bins_and_their_edges():
+    e = fct.EDGES
+    assert [fct.size_bin(x, e) for x in (1, 99999, 100000, 999999, 1000000, 10 ** 9)] == \
+        [0, 0, 1, 1, 2, 2]
+    assert fct.bin_label(e) == ["< 100 KB", "100 KB - 1 MB", ">= 1 MB"]
+    assert fct.bin_label([1000, 10000]) == ["< 1 KB", "1 KB - 10 KB", ">= 10 KB"]
+    rows = [row("a", 1, 1.0, size=x) for x in (99999, 100000, 1000000)]
+    s = fct.summarise(rows, [], 1e6, 0, boot=10)
+    assert [group(s, "a", b)["n"] for b in s["bins"]] == [1, 1, 1, 3]
+
+
+def test_constant_fct_has_a_ci_of_zero_width():
+    rows = [row("a", r, 0.25) for r in (1, 2, 3, 4) for _ in range(50)]
+    g = group(fct.summarise(rows, [], 1e6, 0, boot=200), "a")
+    assert g["fct_mean"] == g["fct_p99"] == 0.25
+    assert g["fct_mean_ci"] == [0.25, 0.25] and g["fct_p99_ci"] == [0.25, 0.25]
+
+
+def test_bootstrap_resamples_whole_rounds():
+    # Round 1 all 1 s, round 2 all 3 s. A resample is {1,1}, {1,2} or
+    # {2,2} with chances 1/4, 1/2, 1/4: mean 1, 2 or 3, never anything else.
+    by_round = {1: [1.0] * 10, 2: [3.0] * 10}
+    rd = fct.Rounds(by_round)
+    assert rd.mean() == 2.0 and rd.quantile(0.99) == 3.0 and rd.quantile(0.5) == 1.0
+    rng = random.Random(1)
+    means = []
+    for _ in range(4000):
+        m = collections.Counter(rng.choice(rd.keys) for _ in rd.keys)
+        means.append(rd.mean(m))
+    c = collections.Counter(means)
+    assert set(c) == {1.0, 2.0, 3.0}
+    assert c[2.0] / 4000 == pytest.approx(0.5, abs=0.03)
+    assert fct.bootstrap(rd, "mean", 2000, random.Random(2)) == [1.0, 3.0]
+    # Resampling requests instead would give a CI of about 2 +- 0.45.
+    assert fct.bootstrap(fct.Rounds({1: [1.0]}), "mean", 100, random.Random(2)) is None
+
+
+def test_pooled_quantile_with_multiplicities_is_brute_force():
+    rng = random.Random(5)
+    by_round = {k: [rng.expovariate(1) for _ in range(rng.randrange(1, 40))] for k in range(6)}
+    rd = fct.Rounds(by_round)
+    for _ in range(200):
+        m = collections.Counter(rng.choice(rd.keys) for _ in rd.keys)
+        pool = sorted(v for k, n in m.items() for _ in range(n) for v in by_round[k])
+        for q in (0.01, 0.5, 0.99, 1.0):
+            assert rd.quantile(q, m) == fct.quantile(pool, q)
+        assert rd.mean(m) == pytest.approx(sum(pool) / len(pool))
+
+
+def test_ratio_pairs_interleaved_rounds():
+    # The policy takes exactly twice the reference's time in every round,
+    # while rounds differ from each other by a factor of up to 5.
+    rows = []
+    for r, base in ((1, 0.1), (2, 0.5), (3, 0.2), (4, 0.3)):
+        rows += [row("ref", r, base * k) for k in (1, 2, 3)]
+        rows += [row("new", r, 2 * base * k) for k in (1, 2, 3)]
+    s = fct.summarise(rows, [], 1e6, 0, ref="ref", boot=500)
+    e = next(x for x in s["ratios"] if x["bin"] == "all")
+    assert e["paired"] and e["fct_mean_ratio"] == pytest.approx(2.0)
+    assert e["fct_mean_ratio_ci"] == pytest.approx([2.0, 2.0])
+    assert e["fct_p99_ratio_ci"] == pytest.approx([2.0, 2.0])
+    # The same data from rounds that were not interleaved: wide.
+    for x in rows:
+        if x["policy"] == "new":
+            x["run"] = "other"
+    e = next(x for x in fct.summarise(rows, [], 1e6, 0, ref="ref", boot=500)["ratios"]
+             if x["bin"] == "all")
+    assert not e["paired"] and e["fct_mean_ratio"] == pytest.approx(2.0)
+    lo, hi = e["fct_mean_ratio_ci"]
+    assert lo < 1.5 and hi > 2.5
+
+
+def test_per_second_goodput_and_stall():
+    # 1 MB/s for 5.5 s, then nothing: 8 Mbit/s in seconds 0-4 (5 is partial).
+    prog = [{"policy": "a", "load": "0.5", "run": "r", "round": 1, "req": 0, "t": t / 10,
+             "bytes": t * 100000} for t in range(0, 56)]
+    # A second transfer in the same round: 0.5 MB at t 2.0, all in second 2.
+    prog += [{"policy": "a", "load": "0.5", "run": "r", "round": 1, "req": 1, "t": t,
+              "bytes": b} for t, b in ((2.0, 0), (2.5, 500000))]
+    ps = fct.per_second_goodput(prog)
+    assert ps[("a", "0.5", ("r", 1))] == pytest.approx([8, 8, 12, 8, 8])
+    rows = [row("a", 1, 5.5, size=5500000, kind="bulk", stall=0.3),
+            row("a", 1, 0.5, size=500000, kind="bulk", stall=0.1), row("a", 1, 0.1)]
+    b = fct.summarise(rows, prog, 1e6, 0, boot=10)["bulk"][0]
+    assert b["n"] == 2 and b["goodput_mean"] == pytest.approx(8.0)
+    assert b["longest_stall"] == 0.3
+    assert b["persec_p5"] == pytest.approx(8) and b["persec_zero"] == 0 and b["seconds"] == 5
+
+
+def write_run(d, policies=("fq_codel", "srff"), rounds=(1, 2), loads=(None,)):
+    (d / "requests").mkdir(parents=True)
+    (d / "params.json").write_text(json.dumps({"rate": "8mbit", "policies": list(policies)}))
+    for p in policies:
+        for ld in loads:
+            for r in rounds:
+                base = "%s%s-%d" % (p, "@%s" % ld if ld else "", r)
+                t0 = 100.0 * r
+                slow = 2.0 if p == "fq_codel" else 1.0
+                with open(d / "requests" / (base + ".jsonl"), "w") as f:
+                    for i, size in enumerate((1000, 200000, 2000000)):
+                        f.write(json.dumps({"kind": "short", "path": "/blob", "bytes": size,
+                                            "hdr": 283, "start": t0 + i + 0.001,
+                                            "sched": t0 + i, "end": t0 + i + 0.001 + slow * 0.1,
+                                            "port": 40000 + i, "nth": 0, "i": i}) + "\n")
+                    f.write(json.dumps({"kind": "bulk", "path": "/bulk/b0", "bytes": 3000000,
+                                        "hdr": 255, "start": t0, "end": t0 + 3.0, "port": 41000,
+                                        "nth": 0, "max_gap": 0.2 * slow,
+                                        "progress": [[0.5, 0], [3.0, 3000000]]}) + "\n")
+                if ld:
+                    (d / "requests" / (base + ".load.json")).write_text(json.dumps({
+                        "target_load": float(ld), "offered_load": 0.5, "achieved_load": 0.49,
+                        "served_load": 0.48, "bulk_load": 0.3, "arrivals": 3, "late": 0,
+                        "no_idle_worker": 0, "failed": 0, "unfinished": 0}))
+
+
+def test_table_is_compact_and_reproducible(tmp_path):
+    run = tmp_path / "web-x"
+    write_run(run, loads=("0.5", "0.8"))
+    rows, prog, loads = fct.build_table(str(run))
+    assert len(rows) == 2 * 2 * 2 * 4 and len(loads) == 8
+    r = next(x for x in rows if x["policy"] == "srff" and x["load"] == "0.8" and x["round"] == 2
+             and x["size"] == 200000)
+    assert r["run"] == "web-x" and r["sched"] == pytest.approx(1.0)
+    assert r["start"] == pytest.approx(1.001) and r["fct"] == pytest.approx(0.1)
+    assert r["clock"] == "client" and r["hdr"] == 283
+    assert {x["t"] for x in prog if x["round"] == 1} == {0.5, 3.0}
+    fct.main(["table", str(run)])
+    one = (run / "requests.csv.gz").read_bytes()
+    fct.main(["table", str(run)])
+    assert (run / "requests.csv.gz").read_bytes() == one
+    with gzip.open(run / "requests.csv.gz", "rt") as f:
+        assert f.readline().strip().split(",") == fct.COLUMNS
+    back = fct.read_csv_gz(str(run / "requests.csv.gz"))
+    assert len(back) == len(rows)
+    for a, b in zip(back, rows):
+        for k in fct.COLUMNS:
+            if isinstance(b[k], float):
+                assert a[k] == pytest.approx(b[k], abs=1e-6)
+            else:
+                assert a[k] == b[k]
+
+
+def test_closed_loop_logs_have_load_closed(tmp_path):
+    run = tmp_path / "web-closed"
+    write_run(run)
+    rows, _, loads = fct.build_table(str(run))
+    assert {r["load"] for r in rows} == {"closed"} and loads == {}
+
+
+def test_report(tmp_path, capsys):
+    run = tmp_path / "web-x"
+    write_run(run, loads=("0.5",))
+    fct.main(["table", str(run)])
+    out = tmp_path / "report"
+    fct.main(["report", str(run), "--rtt", "0", "--boot", "100", "--out", str(out)])
+    text = capsys.readouterr().out
+    # fq_codel took 0.2 s per request, srff 0.1: ratio 0.5 in every bin.
+    assert "| srff | 0.5 | < 100 KB | 0.5 [0.5, 0.5] |" in text
+    assert "| fq_codel | 0.5 | < 100 KB | 2 | 2 | 200 [200, 200] |" in text
+    assert "| srff@0.5-1 | 0.50 | 0.50 | 0.49 | 0.48 | 0.30 | 3 | 0 | 0 | 0 | 0 |" in text
+    s = json.load(open(out / "summary.json"))["summary"]
+    assert s["policies"] == ["fq_codel", "srff"] and s["rate_bps"] == 8e6
+    b = {e["policy"]: e for e in s["bulk"]}
+    assert b["fq_codel"]["goodput_mean"] == pytest.approx(8.0)
+    assert b["fq_codel"]["longest_stall"] == pytest.approx(0.4)
+    assert (out / "tables.md").read_text() in text
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (out / "fct_cdf.png").stat().st_size > 0
+    assert (out / "bulk_goodput.png").stat().st_size > 0
+
+
+def test_report_needs_a_rate(tmp_path):
+    run = tmp_path / "web-x"
+    write_run(run)
+    (run / "params.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        fct.main(["report", str(run)])
+
+
+def test_bins_follow_the_clients_scale(tmp_path, capsys):
+    run = tmp_path / "web-s"
+    write_run(run, loads=("0.5",))
+    for f in (run / "requests").glob("*.load.json"):
+        m = json.loads(f.read_text())
+        m["scale"] = 0.01
+        f.write_text(json.dumps(m))
+    fct.main(["report", str(run), "--boot", "10"])
+    text = capsys.readouterr().out
+    # Edges 1 000 and 10 000 B: 1 000 B is in the middle bin, 200 000 and
+    # 2 000 000 B in the top one.
+    assert "edges x 0.01" in text
+    assert "| srff | 0.5 | 1 KB - 10 KB | 2 | 2 |" in text
+    assert "| srff | 0.5 | >= 10 KB | 4 | 2 |" in text
+    fct.main(["report", str(run), "--boot", "10", "--edge-scale", "1"])
+    assert "| srff | 0.5 | < 100 KB | 2 | 2 |" in capsys.readouterr().out
