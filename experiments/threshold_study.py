@@ -38,7 +38,24 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIM_SRC = os.path.join(HERE, "threshold_sim.c")
-CDF_DIR = os.path.join(HERE, "cdf")
+sys.path.insert(0, HERE)
+import sizes  # noqa: E402  (experiments/sizes.py: the committed CDF tables)
+
+# The simulator reads "bytes cumulative" lines, piecewise linear: written
+# from experiments/dists/*.cdf (sizes in 1460-byte packets), the tables the
+# experiments draw from too, so both use the same numbers.
+CDF_DIR = os.path.join(HERE, "results", "thresholds", ".cdf")
+
+
+def cdf_file(name):
+    d = sizes.load(name)
+    os.makedirs(CDF_DIR, exist_ok=True)
+    path = os.path.join(CDF_DIR, name + ".txt")
+    with open(path, "w") as f:
+        f.write("# bytes cumulative_probability, from %s\n" % os.path.relpath(d.source, HERE))
+        for x, c in d.points:
+            f.write("%d %s\n" % (round(x * d.unit), repr(c)))
+    return path
 
 RATE = 12.5e6                  # bytes/s: 100 Mbit/s
 SMALL, BIG = 100_000, 1_000_000
@@ -54,8 +71,8 @@ UNIT_SHIFT, SUB_SHIFT, NBUCKETS = 8, 2, 128
 SUB = 1 << SUB_SHIFT
 
 DISTS = {
-    "websearch": "cdf:" + os.path.join(CDF_DIR, "websearch.txt"),
-    "datamining": "cdf:" + os.path.join(CDF_DIR, "datamining.txt"),
+    "websearch": "cdf:" + cdf_file("websearch"),
+    "datamining": "cdf:" + cdf_file("datamining"),
     # web objects: bounded Pareto, shape 1.2, from 8333 B (the unbounded
     # mean would be 50 KB) to 100 MB: mean 42.4 KB
     "pareto": "pareto:1.2:8333:1e8",
