@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Known answers for threshold_sim.c and threshold_study.py's rules.
+
+    python3 -m pytest experiments/test_threshold_study.py
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import threshold_study as T  # noqa: E402
+
+R = 12.5e6
+EPS = 1e-9
+
+
+@pytest.fixture(scope="module")
+def sim():
+    d = tempfile.mkdtemp()
+    exe = T.build_sim(d)
+    yield exe
+    os.unlink(exe)
+    os.rmdir(d)
+
+
+def run(sim, trace, **kw):
+    """FCTs of the flows of trace [(arrival s, size bytes)]."""
+    opts = dict(rate=R, leaf="fifo", first=1000, later=1000, window=1000)
+    opts.update(kw)
+    words = [f"{k}={v}" for k, v in opts.items()]
+    words.append("trace=" + ",".join(f"{t!r}:{s}" for t, s in trace))
+    return T.run_jobs(sim, [" ".join(words)])[0]["fct"]
+
+
+# --- the simulator ------------------------------------------------------------
+
+@pytest.mark.parametrize("leaf", ["fifo", "fair", "fq", "srpt"])
+@pytest.mark.parametrize("skb", [T.SKB_GSO, T.SKB_MTU])
+def test_single_flow_fct_is_size_over_rate(sim, leaf, skb):
+    (fct,) = run(sim, [(0.0, 1_000_000)], leaf=leaf, **skb)
+    assert fct == pytest.approx(1_000_000 / R, abs=EPS)
+
+
+def test_strict_priority_two_flows(sim):
+    # A (1 MB) is past the 10 KB threshold, in band 1, when B (5 KB) arrives
+    # mid-packet: B waits only for A's packet on the wire, then goes first.
+    pkt = 1000 / R
+    a, b = run(sim, [(0.0, 1_000_000), (0.04 + pkt / 4, 5000)], thr="10000")
+    assert b == pytest.approx(3 * pkt / 4 + 5 * pkt, abs=EPS)
+    assert a == pytest.approx(1_005_000 / R, abs=EPS)
+
+
+def test_one_band_fifo_two_flows(sim):
+    # without thresholds, one packet per flow queued: FIFO alternates them
+    pkt = 1000 / R
+    a, b = run(sim, [(0.0, 1_000_000), (0.04 + pkt / 4, 5000)])
+    assert b == pytest.approx(3 * pkt / 4 + 9 * pkt, abs=EPS)
+    assert a == pytest.approx(1_005_000 / R, abs=EPS)
+
+
+def test_fair_shares_bytes(sim):
+    # two equal flows at once: fair finishes them one packet apart, both at ~2x
+    a, b = run(sim, [(0.0, 100_000), (0.0, 100_000)], leaf="fair", window=10_000)
+    assert sorted([a, b]) == pytest.approx([199_000 / R, 200_000 / R], abs=EPS)
+
+
+def test_srpt_serves_the_shortest_first(sim):
+    a, b, c = run(sim, [(0.0, 30_000), (0.0, 10_000), (0.0, 20_000)], leaf="srpt")
+    assert (b, c, a) == pytest.approx((10_000 / R, 30_000 / R, 60_000 / R), abs=EPS)
+
+
+def test_fq_new_flow_boost(sim):
+    # fq_codel: B's skb (its queue was empty) goes before A's queued skbs;
+    # plain fair queueing (equal finish tags, A's earlier) sends one of A's first
+    pkt = 1000 / R
+    trace = [(0.0, 1_000_000), (0.01 + pkt / 4, 1000)]
+    _, b = run(sim, trace, leaf="fq", window=50_000)
+    assert b == pytest.approx(3 * pkt / 4 + pkt, abs=EPS)
+    _, b = run(sim, trace, leaf="fair", window=50_000)
+    assert b == pytest.approx(3 * pkt / 4 + 2 * pkt, abs=EPS)
+
+
+def test_sampled_mean_is_the_cdf_mean(sim):
+    sizes = T.sample_sizes(sim, T.DISTS["websearch"], 3, 200_000)
+    assert sum(sizes) / len(sizes) == pytest.approx(1138 * 1460, rel=0.02)
+    assert min(sizes) == 6 * 1460 and max(sizes) <= 20000 * 1460
+
+
+# --- the histogram and the rules ------------------------------------------------
+
+def test_buckets_match_sizes_h():
+    assert [T.bucket(x) for x in (0, 255, 256, 1023, 1024, 1279, 1280, 2047, 2048, 2559, 2560)] \
+        == [0, 0, 1, 3, 4, 4, 5, 7, 8, 8, 9]
+    assert [T.low(b) for b in (0, 3, 4, 5, 7, 8, 9, 12)] == \
+        [0, 768, 1024, 1280, 1792, 2048, 2560, 4096]
+    for x in (300, 1460, 14600, 64240, 10**6, 10**9):
+        b = T.bucket(x)
+        assert T.low(b) <= x < T.low(b + 1)
+    assert T.bucket(1 << 60) == T.NBUCKETS - 1
+
+
+def hist_one_size(size, n=1000):
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    flows[T.bucket(size)] = n
+    nbytes[T.bucket(size)] = n * size
+    return flows, nbytes
+
+
+def test_equal_bytes_one_size():
+    # every flow sends 1 MiB: band i carries the bytes between t(i-1) and t(i)
+    h = hist_one_size(1 << 20)
+    assert T.thresholds("bytes", h, 0.8, 2, 0, 1) == [1 << 19]
+    assert T.thresholds("bytes", h, 0.8, 4, 0, 1) == [1 << 18, 1 << 19, 3 << 18]
+
+
+def uniform(lo=10, hi=20):
+    """Buckets lo..hi-1 hold 100 flows each, sizes at the bucket's low bound."""
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    for b in range(lo, hi):
+        flows[b] = 100
+        nbytes[b] = 100 * T.low(b)
+    return flows, nbytes
+
+
+def test_homa_and_quantiles_on_uniform_histograms():
+    flows, nbytes = uniform()
+    eq = [0] * T.NBUCKETS
+    for b in range(10, 20):
+        eq[b] = 1000                       # equal bytes in every bucket
+    assert T.thresholds("homa", (flows, eq), 0.8, 2, 0, 1) == [T.low(15)]
+    assert T.thresholds("quant", (flows, nbytes), 0.8, 3, 0, 1) == [T.low(15), T.low(19)]
+    assert T.thresholds("quant", (flows, nbytes), 0.8, 2, 0, 1) == [T.low(19)]
+
+
+def test_geo_rule():
+    flows, nbytes = uniform()
+    # p60 of flows is low(16) = 8 KB; the floor lifts it to 16 KB; x8 after
+    assert T.thresholds("geo", (flows, nbytes), 0.8, 4, 0, 1) == [8192, 65536, 524288]
+    assert T.thresholds("geo", (flows, nbytes), 0.8, 4, 16384, 1) == [16384, 131072, 1 << 20]
+
+
+def test_constraints():
+    k = [T.bound_up(x) for x in (1000, 2000, 3000)]
+    assert [T.low(b) for b in T.constrain(k, 16384, 1)] == [16384, 20480, 24576]
+    assert [T.low(b) for b in T.constrain(k, 0, 4)] == [1024, 4096, 16384]
+
+
+def test_model_is_mg1_fcfs_with_one_level_and_fb_in_the_limit():
+    h = hist_one_size(1 << 20)
+    m = T.Model(*h, 0.5)
+    x = float(1 << 20)
+    # one level: FCFS, T = x + lambda x^2 / (2 (1 - rho)), lambda = rho / x
+    assert m.cost([]) == pytest.approx(x + 0.5 * x / (2 * 0.5))
+    assert m.cost([], slowdown=True) == pytest.approx(1 + 0.5 / (2 * 0.5))
+
+
+def test_pias_search_finds_the_obvious_split():
+    # many 2 KB flows, a few 10 MB ones: the threshold separates them
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    for size, n in ((2048, 10000), (10 << 20, 10)):
+        flows[T.bucket(size)] += n
+        nbytes[T.bucket(size)] += n * size
+    for rule in ("pias", "pias-sd"):
+        (t,) = T.thresholds(rule, (flows, nbytes), 0.8, 2, 0, 1)
+        assert 2048 < t <= 10 << 20
+
+
+def geo_kernel(flows):
+    """docs/thresholds.md's C version of geo (4 bands), in integers."""
+    total = sum(flows)
+    need, cum, k = -(-total * 3 // 5), 0, 0
+    while k < T.NBUCKETS and cum < need:
+        cum += flows[k]
+        k += 1
+    t0 = max(T.low(min(k, T.NBUCKETS - 1)), 16384)
+    return [t0, t0 << 3, t0 << 6]
+
+
+def test_geo_kernel_version_is_the_rule():
+    import random
+    rng = random.Random(5)
+    for _ in range(2000):
+        flows = [0] * T.NBUCKETS
+        for _ in range(rng.randint(1, 50)):
+            flows[rng.randint(0, 70)] += rng.randint(1, 1000)
+        nbytes = [f * T.low(b) for b, f in enumerate(flows)]
+        assert T.thresholds("geo", (flows, nbytes), 0.8, 4, 16384, 1) == geo_kernel(flows)

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * threshold_sim: one bottleneck link, flows sent as skbs through srff's
+ * bands, for experiments/threshold_study.py.
+ *
+ *   arrivals (Poisson, load rho) -> hook: band = #thresholds <= bytes the
+ *   flow enqueued before this skb -> strict priority over the bands, each
+ *   band a leaf: fifo | fair (SCFQ) | fq (SCFQ + fq_codel's new-flow boost)
+ *   -> link of rate R, one skb at a time (non-preemptive)
+ *
+ * A flow keeps at most `window` bytes in the qdisc (TSQ: about two 64 KB
+ * skbs), at least one skb; it refills when one of its skbs has left the
+ * link. Its first skb is at most `first` bytes (a GSO super-packet of the
+ * initial window), the later ones at most `later` bytes. leaf=srpt is the
+ * ideal reference: one skb per flow queued, the smallest remaining flow
+ * first (non-preemptive per skb).
+ *
+ * Jobs are read from stdin, one per line of key=value words; every job
+ * prints one JSON line. Keys (defaults in brackets):
+ *   dist=cdf:PATH | pareto:ALPHA:LOW:HIGH   sizes (CDF file: "bytes cum")
+ *   load=RHO [0.8]  rate=BYTES_PER_S [12.5e6]  seed=N [1]
+ *   warm=N [2000] meas=N [30000]   flows [warm, warm+meas) are measured;
+ *                                   arrivals go on until they all finish
+ *   thr=T1,T2,... []  leaf=fifo|fair|fq|srpt [fq]
+ *   first=B [14600] later=B [64240] window=B [131072]
+ *   trace=t:s,t:s,...   explicit arrivals (time s, size bytes): all measured
+ *   sample=N           print N sizes (one per line), no simulation
+ *   small=B [100000] big=B [1000000]  bins: < small, [small, big), >= big
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BANDS	16
+#define MAX_CDF		4096
+#define MAX_TRACE	4096
+
+enum leaf { LEAF_FIFO, LEAF_FAIR, LEAF_FQ, LEAF_SRPT };
+
+struct job {
+	int pareto;
+	double alpha, lo, hi;			/* bounded Pareto */
+	int ncdf;
+	double cx[MAX_CDF], cp[MAX_CDF];	/* piecewise-linear CDF */
+	double load, rate;
+	uint64_t seed;
+	long warm, meas, sample;
+	int nthr;
+	double thr[MAX_BANDS];
+	enum leaf leaf;
+	double first, later, window;
+	double small, big;
+	int ntrace;
+	double tt[MAX_TRACE], ts[MAX_TRACE];
+};
+
+/* xoshiro256** seeded by splitmix64: the same stream on every machine. */
+static uint64_t rs[4];
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void rng_seed(uint64_t s)
+{
+	for (int i = 0; i < 4; i++)
+		rs[i] = splitmix(&s);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static double rng_u(void)	/* [0, 1) */
+{
+	uint64_t r = rotl(rs[1] * 5, 7) * 9, t = rs[1] << 17;
+
+	rs[2] ^= rs[0]; rs[3] ^= rs[1]; rs[1] ^= rs[2]; rs[0] ^= rs[3];
+	rs[2] ^= t; rs[3] = rotl(rs[3], 45);
+	return (r >> 11) * 0x1.0p-53;
+}
+
+static double size_mean(const struct job *j)
+{
+	if (j->pareto) {
+		double a = j->alpha, l = j->lo, h = j->hi;
+
+		return pow(l, a) / (1 - pow(l / h, a)) * a / (a - 1) *
+		       (pow(l, 1 - a) - pow(h, 1 - a));
+	}
+	double m = 0;
+
+	for (int i = 1; i < j->ncdf; i++)
+		m += (j->cp[i] - j->cp[i - 1]) * (j->cx[i] + j->cx[i - 1]) / 2;
+	return m + j->cp[0] * j->cx[0];
+}
+
+static double size_draw(const struct job *j)
+{
+	double u = rng_u(), x;
+
+	if (j->pareto) {
+		double a = j->alpha, l = j->lo, h = j->hi;
+
+		x = l / pow(1 - u * (1 - pow(l / h, a)), 1 / a);
+	} else {
+		int i = 1;
+
+		if (u < j->cp[0]) {
+			x = j->cx[0];
+		} else {
+			while (i < j->ncdf - 1 && u >= j->cp[i])
+				i++;
+			double dp = j->cp[i] - j->cp[i - 1];
+
+			x = dp > 0 ? j->cx[i - 1] + (u - j->cp[i - 1]) / dp *
+				     (j->cx[i] - j->cx[i - 1]) : j->cx[i];
+		}
+	}
+	x = ceil(x);
+	return x < 1 ? 1 : x;
+}
+
+/* An skb waiting in a band: ordered by (key, seq). */
+struct skb {
+	double key;
+	uint64_t seq;
+	long flow;
+	double len;
+};
+
+struct heap {
+	struct skb *a;
+	long n, cap;
+};
+
+static int skb_less(const struct skb *x, const struct skb *y)
+{
+	return x->key < y->key || (x->key == y->key && x->seq < y->seq);
+}
+
+static void heap_push(struct heap *h, struct skb s)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->a = realloc(h->a, h->cap * sizeof(*h->a));
+	}
+	long i = h->n++;
+
+	while (i > 0) {
+		long p = (i - 1) / 2;
+
+		if (!skb_less(&s, &h->a[p]))
+			break;
+		h->a[i] = h->a[p];
+		i = p;
+	}
+	h->a[i] = s;
+}
+
+static struct skb heap_pop(struct heap *h)
+{
+	struct skb top = h->a[0], last = h->a[--h->n];
+	long i = 0;
+
+	for (;;) {
+		long c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && skb_less(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!skb_less(&h->a[c], &last))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = last;
+	return top;
+}
+
+struct flow {
+	double size, enq, done, queued;	/* bytes */
+	double arrival;
+	double last_f;			/* SCFQ finish tag in band last_band */
+	int last_band;
+	int nq[MAX_BANDS];		/* skbs queued per band */
+};
+
+static struct job J;
+static struct flow *F;
+static long nflows, capflows;
+static struct heap bands[MAX_BANDS];
+static double vtime[MAX_BANDS];
+static uint64_t seq;
+static double *fct, *fsize;
+static long nmeasured;
+
+static int band_of(double sent)
+{
+	int b = 0;
+
+	while (b < J.nthr && J.thr[b] <= sent)
+		b++;
+	return b;
+}
+
+/* Put flow f's next skbs into the qdisc, as far as its window allows. */
+static void flow_fill(long fi)
+{
+	struct flow *f = &F[fi];
+
+	while (f->enq < f->size) {
+		double len = f->size - f->enq, cap = f->enq ? J.later : J.first;
+
+		if (len > cap)
+			len = cap;
+		if (f->queued > 0 && (J.leaf == LEAF_SRPT ||
+				      f->queued + len > J.window))
+			return;
+		int b = J.leaf == LEAF_SRPT ? 0 : band_of(f->enq);
+		struct skb s = { .seq = seq++, .flow = fi, .len = len };
+
+		switch (J.leaf) {
+		case LEAF_FIFO:
+			s.key = 0;
+			break;
+		case LEAF_SRPT:
+			s.key = f->size - f->enq;
+			break;
+		case LEAF_FAIR:
+		case LEAF_FQ:
+			if (f->last_band != b) {
+				f->last_band = b;
+				f->last_f = 0;
+			}
+			double start = f->last_f > vtime[b] ? f->last_f : vtime[b];
+
+			f->last_f = start + len;
+			/* fq_codel: a flow with nothing queued enters new_flows
+			 * and its first skb goes before the old flows' */
+			s.key = J.leaf == LEAF_FQ && !f->nq[b] ? -1 : f->last_f;
+			break;
+		}
+		f->nq[b]++;
+		f->queued += len;
+		f->enq += len;
+		heap_push(&bands[b], s);
+	}
+}
+
+static double next_arrival_time;
+static double lambda;
+
+static int arrivals_left(void)
+{
+	return J.ntrace ? nflows < J.ntrace : 1;
+}
+
+static void flow_arrive(double now)
+{
+	if (nflows == capflows) {
+		capflows = capflows ? 2 * capflows : 65536;
+		F = realloc(F, capflows * sizeof(*F));
+	}
+	struct flow *f = &F[nflows];
+
+	memset(f, 0, sizeof(*f));
+	f->arrival = now;
+	f->last_band = -1;
+	f->size = J.ntrace ? J.ts[nflows] : size_draw(&J);
+	nflows++;
+	flow_fill(nflows - 1);
+	if (J.ntrace)
+		next_arrival_time = nflows < J.ntrace ? J.tt[nflows] : INFINITY;
+	else
+		next_arrival_time = now - log(1 - rng_u()) / lambda;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double pct(double *v, long n, double p)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	long i = (long)ceil(p * n) - 1;
+
+	return v[i < 0 ? 0 : i];
+}
+
+/* JSON has no nan: Python's json reads NaN */
+static void pnum(const char *sep, const char *fmt, double v)
+{
+	fputs(sep, stdout);
+	if (isnan(v))
+		fputs("NaN", stdout);
+	else
+		printf(fmt, v);
+}
+
+static void report(void)
+{
+	/* bins: 0 small, 1 medium, 2 large, 3 all */
+	double n[4] = { 0 }, sf[4] = { 0 }, ss[4] = { 0 }, ss2[4] = { 0 };
+	double *sfct = malloc((nmeasured + 1) * sizeof(double));
+	double *ssd = malloc((nmeasured + 1) * sizeof(double));
+	long ns = 0;
+
+	for (long i = 0; i < nmeasured; i++) {
+		double sd = fct[i] / (fsize[i] / J.rate);
+		int b = fsize[i] < J.small ? 0 : fsize[i] < J.big ? 1 : 2;
+
+		for (int k = 0; k < 2; k++) {
+			int bb = k ? 3 : b;
+
+			n[bb]++;
+			sf[bb] += fct[i];
+			ss[bb] += sd;
+			ss2[bb] += sd * sd;
+		}
+		if (!b) {
+			sfct[ns] = fct[i];
+			ssd[ns++] = sd;
+		}
+	}
+	printf("{\"flows\": %ld, \"n\": [%.0f, %.0f, %.0f, %.0f]", nflows,
+	       n[0], n[1], n[2], n[3]);
+	printf(", \"fct_ms\": [");
+	for (int b = 0; b < 4; b++)
+		pnum(b ? ", " : "", "%.6g", n[b] ? 1e3 * sf[b] / n[b] : NAN);
+	printf("], \"sd\": [");
+	for (int b = 0; b < 4; b++)
+		pnum(b ? ", " : "", "%.6g", n[b] ? ss[b] / n[b] : NAN);
+	/* standard error of the mean slowdown (i.i.d. approximation) */
+	printf("], \"sd_se\": [");
+	for (int b = 0; b < 4; b++) {
+		double m = n[b] ? ss[b] / n[b] : 0;
+		double var = n[b] > 1 ? (ss2[b] - n[b] * m * m) / (n[b] - 1) : 0;
+
+		pnum(b ? ", " : "", "%.4g", n[b] > 1 ? sqrt(var / n[b]) : NAN);
+	}
+	pnum("], \"p99_small_fct_ms\": ", "%.6g", 1e3 * pct(sfct, ns, 0.99));
+	pnum(", \"p99_small_sd\": ", "%.6g", pct(ssd, ns, 0.99));
+	printf(", \"fct\": [");
+	if (J.ntrace)
+		for (long i = 0; i < nmeasured; i++)
+			printf("%s%.9g", i ? ", " : "", fct[i]);
+	printf("]}\n");
+	free(sfct);
+	free(ssd);
+}
+
+static void simulate(void)
+{
+	long first_meas = J.ntrace ? 0 : J.warm;
+	long nmeas = J.ntrace ? J.ntrace : J.meas;
+	long done_meas = 0;
+	double now = 0, tx_end = 0;
+	int busy = 0;
+	struct skb cur = { 0 };
+
+	nflows = 0;
+	seq = 0;
+	for (int b = 0; b < MAX_BANDS; b++) {
+		bands[b].n = 0;
+		vtime[b] = 0;
+	}
+	rng_seed(J.seed);
+	lambda = J.load * J.rate / size_mean(&J);
+	fct = calloc(nmeas, sizeof(double));
+	fsize = calloc(nmeas, sizeof(double));
+	nmeasured = nmeas;
+	next_arrival_time = J.ntrace ? J.tt[0] : -log(1 - rng_u()) / lambda;
+
+	while (done_meas < nmeas) {
+		if (busy && tx_end <= next_arrival_time) {
+			struct flow *f = &F[cur.flow];
+
+			now = tx_end;
+			busy = 0;
+			f->queued -= cur.len;
+			f->done += cur.len;
+			if (f->done >= f->size) {
+				long i = cur.flow - first_meas;
+
+				if (i >= 0 && i < nmeas) {
+					fct[i] = now - f->arrival;
+					fsize[i] = f->size;
+					done_meas++;
+				}
+			} else {
+				flow_fill(cur.flow);
+			}
+			continue;
+		}
+		int b = 0;
+
+		while (b <= J.nthr && !bands[b].n)
+			b++;
+		if (!busy && b <= J.nthr && next_arrival_time > now) {
+			cur = heap_pop(&bands[b]);
+			F[cur.flow].nq[b]--;
+			if (J.leaf == LEAF_FAIR || J.leaf == LEAF_FQ)
+				if (cur.key >= 0)
+					vtime[b] = cur.key;
+			busy = 1;
+			tx_end = now + cur.len / J.rate;
+			continue;
+		}
+		if (!arrivals_left() || next_arrival_time == INFINITY) {
+			fprintf(stderr, "threshold_sim: stuck\n");
+			exit(1);
+		}
+		now = next_arrival_time;
+		flow_arrive(now);
+	}
+	report();
+	free(fct);
+	free(fsize);
+}
+
+static void parse_list(const char *s, double *out, int *n, int max)
+{
+	*n = 0;
+	while (*s && *n < max) {
+		char *end;
+
+		out[(*n)++] = strtod(s, &end);
+		if (end == s)
+			break;
+		s = *end == ',' ? end + 1 : end;
+	}
+}
+
+static int parse_job(char *line)
+{
+	memset(&J, 0, sizeof(J));
+	J.load = 0.8;
+	J.rate = 12.5e6;
+	J.seed = 1;
+	J.warm = 2000;
+	J.meas = 30000;
+	J.leaf = LEAF_FQ;
+	J.first = 14600;
+	J.later = 64240;
+	J.window = 131072;
+	J.small = 100000;
+	J.big = 1000000;
+	for (char *w = strtok(line, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+		char *v = strchr(w, '=');
+
+		if (!v)
+			goto bad;
+		*v++ = 0;
+		if (!strcmp(w, "dist") && !strncmp(v, "pareto:", 7)) {
+			J.pareto = 1;
+			if (sscanf(v + 7, "%lf:%lf:%lf", &J.alpha, &J.lo, &J.hi) != 3)
+				goto bad;
+		} else if (!strcmp(w, "dist") && !strncmp(v, "cdf:", 4)) {
+			FILE *fp = fopen(v + 4, "r");
+			char buf[256];
+
+			if (!fp)
+				goto bad;
+			while (fgets(buf, sizeof(buf), fp) && J.ncdf < MAX_CDF)
+				if (buf[0] != '#' &&
+				    sscanf(buf, "%lf %lf", &J.cx[J.ncdf],
+					   &J.cp[J.ncdf]) == 2)
+					J.ncdf++;
+			fclose(fp);
+		} else if (!strcmp(w, "load")) {
+			J.load = atof(v);
+		} else if (!strcmp(w, "rate")) {
+			J.rate = atof(v);
+		} else if (!strcmp(w, "seed")) {
+			J.seed = strtoull(v, NULL, 10);
+		} else if (!strcmp(w, "warm")) {
+			J.warm = atol(v);
+		} else if (!strcmp(w, "meas")) {
+			J.meas = atol(v);
+		} else if (!strcmp(w, "sample")) {
+			J.sample = atol(v);
+		} else if (!strcmp(w, "thr")) {
+			parse_list(v, J.thr, &J.nthr, MAX_BANDS - 1);
+		} else if (!strcmp(w, "leaf")) {
+			J.leaf = !strcmp(v, "fifo") ? LEAF_FIFO :
+				 !strcmp(v, "fair") ? LEAF_FAIR :
+				 !strcmp(v, "fq") ? LEAF_FQ :
+				 !strcmp(v, "srpt") ? LEAF_SRPT : -1;
+			if ((int)J.leaf < 0)
+				goto bad;
+		} else if (!strcmp(w, "first")) {
+			J.first = atof(v);
+		} else if (!strcmp(w, "later")) {
+			J.later = atof(v);
+		} else if (!strcmp(w, "window")) {
+			J.window = atof(v);
+		} else if (!strcmp(w, "small")) {
+			J.small = atof(v);
+		} else if (!strcmp(w, "big")) {
+			J.big = atof(v);
+		} else if (!strcmp(w, "trace")) {
+			for (char *p = v; *p && J.ntrace < MAX_TRACE;) {
+				char *end;
+
+				J.tt[J.ntrace] = strtod(p, &end);
+				if (*end != ':')
+					goto bad;
+				J.ts[J.ntrace++] = strtod(end + 1, &end);
+				p = *end == ',' ? end + 1 : end;
+			}
+		} else {
+			goto bad;
+		}
+	}
+	if (J.leaf == LEAF_SRPT && J.nthr)
+		goto bad;
+	if (!J.ntrace && !J.pareto && J.ncdf < 2)
+		goto bad;
+	return 0;
+bad:
+	printf("{\"error\": \"bad job\"}\n");
+	return -1;
+}
+
+int main(void)
+{
+	static char line[1 << 16];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (parse_job(line) < 0) {
+			fflush(stdout);
+			continue;
+		}
+		if (J.sample) {
+			rng_seed(J.seed);
+			for (long i = 0; i < J.sample; i++)
+				printf("%.0f\n", size_draw(&J));
+			printf("end\n");
+		} else {
+			simulate();
+		}
+		fflush(stdout);
+	}
+	return 0;
+}
