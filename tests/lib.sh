@@ -143,7 +143,11 @@ setup_pair() {
 				net.ipv6.conf.default.disable_ipv6=1
 		fi
 	done
-	ip link add veth0 netns "$SND" type veth peer name veth1 netns "$RCV" ||
+	# PAIR_TXQUEUES=N gives both ends N TX and RX queues (mqprio, mq).
+	local q=()
+	[ -n "${PAIR_TXQUEUES:-}" ] &&
+		q=(numtxqueues "$PAIR_TXQUEUES" numrxqueues "$PAIR_TXQUEUES")
+	ip link add veth0 netns "$SND" "${q[@]}" type veth peer name veth1 netns "$RCV" "${q[@]}" ||
 		fail "veth"
 	ip -n "$SND" addr add $SND_IP4/24 dev veth0
 	ip -n "$RCV" addr add $RCV_IP4/24 dev veth1
@@ -182,14 +186,15 @@ wait_drained() {
 		fail "qdisc on $2 did not drain"
 }
 
-# class_counters NS DEV: "band pkts bytes" lines for prio 10:'s classes.
+# class_counters NS DEV: "band pkts bytes" lines for the classes of 10:,
+# a prio or an ets.
 # (iproute2 6.1's `tc -j class show` is not JSON for every class kind, so
 # the text form is parsed; prio minors are hex.)
 class_counters() {
 	tc -n "$1" -s class show dev "$2" parent 10: |
 		awk 'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++)
 			v = v * 16 + index("0123456789abcdef", substr(tolower(s), i, 1)) - 1; return v }
-		     /^class prio/ { split($3, id, ":"); band = hex(id[2]) - 1 }
+		     /^class (prio|ets) / { split($3, id, ":"); band = hex(id[2]) - 1 }
 		     /^ Sent/ && band != "" { print band, $4, $2; band = "" }' |
 		sort -n
 }

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tc_scripts.sh: tc-scripts/srff-qdisc installs each setup, is idempotent,
-# reverts to what was there before (the default fq_codel, or a custom root),
-# and refuses unknown devices and bad rates with exit 2.
+# replaces one setup by another, reverts to what was there before (the
+# default fq_codel, or a custom root), refuses unknown devices, bad rates
+# and bad band counts with exit 2, and what this kernel, tc or device
+# cannot do (fq-bands before 6.7, mqprio on one TX queue) with exit 3.
 . "$(dirname "$0")/../lib.sh"
 
 Q=$TOP/tc-scripts/srff-qdisc
@@ -19,7 +21,16 @@ tc -n "$NS" qdisc replace dev v0 root fq_codel
 orig=$(root)
 check "starts at fq_codel ($orig)" test "$(root | cut -d' ' -f1)" = fq_codel
 
-for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "shaped-fq 10mbit" "mq" "mq 4"; do
+# fq_codel leaves of 10:'s bands (handles 101:, 102:, ...)
+leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 1[0-9a-f][0-9a-f]: parent 10:'; }
+# ets quanta for v0 (MTU 1500: 1514 bytes a quantum), band 0 strict:
+# 3:1 for 3 bands, 27:9:3:1 for 5.
+ETS3="bands 3 strict 1 quanta 4542 1514 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
+ETS5="bands 5 strict 1 quanta 40878 13626 4542 1514 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
+
+for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "shaped-fq 10mbit" "mq" "mq 4" \
+	"prio-fq" "prio-fq 5" "ets" "ets 5" "shaped-prio-fq 50mbit" "shaped-prio-fq 50mbit 4" \
+	"shaped-ets 50mbit" "shaped-ets 50mbit 5" "mqprio"; do
 	# shellcheck disable=SC2086
 	run q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
 		fail "install $setup"
@@ -30,14 +41,86 @@ for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "s
 	check "install $setup is idempotent" test "$(tc -n "$NS" qdisc show dev v0)" = "$first"
 	case $setup in
 	pfifo-fast) check "  pfifo_fast at the root" test "$(root | cut -d' ' -f1)" = pfifo_fast ;;
+	prio-fq*)
+		n=${setup#prio-fq}; n=${n:-3}; n=${n# }
+		check "  prio $n bands at the root" sh -c "tc -n $NS qdisc show dev v0 root | grep -q 'prio 10: root .*bands $n '"
+		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
+		;;
 	prio*) check "  prio ${setup#prio } bands" tc -n "$NS" qdisc show dev v0 root | grep -q "prio 10: root bands ${setup#prio }" ;;
+	ets*)
+		n=${setup#ets}; n=${n:-3}; n=${n# }
+		want=$ETS3; [ "$n" = 5 ] && want=$ETS5
+		check "  ets at the root: $want" sh -c "tc -n $NS qdisc show dev v0 root | grep -q 'ets 10: root .*$want'"
+		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
+		;;
 	shaped-fq*) check "  tbf with fq_codel under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q 'fq_codel 10: parent 1:1'" ;;
+	shaped-prio-fq*)
+		n=${setup#shaped-prio-fq 50mbit}; n=${n:-3}; n=${n# }
+		check "  tbf with prio $n bands under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q '^qdisc tbf 1: root' && tc -n $NS qdisc show dev v0 | grep -q 'prio 10: parent 1:1 bands $n '"
+		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
+		;;
+	shaped-ets*)
+		n=${setup#shaped-ets 50mbit}; n=${n:-3}; n=${n# }
+		want=$ETS3; [ "$n" = 5 ] && want=$ETS5
+		check "  tbf with ets under it: $want" sh -c "tc -n $NS qdisc show dev v0 | grep -q '^qdisc tbf 1: root' && tc -n $NS qdisc show dev v0 | grep -q 'ets 10: parent 1:1 $want'"
+		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
+		;;
 	shaped*) check "  tbf with prio under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q 'prio 10: parent 1:1'" ;;
+	mqprio)
+		log "$(tc -n "$NS" qdisc show dev v0 root | tr -s ' \n' '  ')"
+		check "  mqprio: 3 traffic classes on queues 1, 2 and 3-4" sh -c "tc -n $NS qdisc show dev v0 root | tr -s ' \n' '  ' | grep -q 'mqprio 1: root .*tc 3 map 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 queues:(0:0) (1:1) (2:3)'"
+		check "  an fq_codel on each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 20[1-4]: parent 1:[1-4] ')" = 4
+		;;
 	mq*) check "  a prio for each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc prio')" = 4 ;;
 	esac
 	run q revert v0 >/dev/null || fail "revert $setup"
 	check "  revert restores $orig" test "$(root)" = "$orig"
 done
+
+# One setup over another replaces it (the kernel changes no qdisc into
+# another kind: srff-qdisc deletes first); revert goes back to the first
+# root. kinds: the qdisc at the root, and the one at 1:1 under a shaper.
+kinds() { tc -n "$NS" qdisc show dev v0 | awk '$4 == "root" { r = $2 } $4 == "parent" && $5 == "1:1" { c = "/" $2 } END { print r c }'; }
+for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
+	"shaped 30mbit:tbf/prio" "shaped-fq 30mbit:tbf/fq_codel" "shaped-ets 30mbit 3:tbf/ets" \
+	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/prio" "mqprio:mqprio/fq_codel" "ets:ets" "prio:prio"; do
+	setup=${step%%:*}
+	# shellcheck disable=SC2086
+	q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null 2>&1 ||
+		fail "install $setup over $(kinds)"
+	check "install $setup over the last: $(kinds)" test "$(kinds)" = "${step#*:}"
+done
+q revert v0 >/dev/null
+check "  revert after them all restores $orig" test "$(root)" = "$orig"
+
+# fq-bands: Linux 6.7+ and iproute2 6.7+; elsewhere exit 3, nothing changed.
+before=$(tc -n "$NS" qdisc show dev v0)
+out=$(q install fq-bands v0 2>&1); rc=$?
+if [ $rc = 3 ]; then
+	check "fq-bands not supported here, exit 3: $out" test "$(tc -n "$NS" qdisc show dev v0)" = "$before"
+	out=$(q install shaped-fq-bands v0 20mbit 2>&1); rc=$?
+	check "shaped-fq-bands likewise, exit 3 ($rc), nothing changed" \
+		test $rc = 3 -a "$(tc -n "$NS" qdisc show dev v0)" = "$before"
+else
+	check "fq-bands installed (exit $rc): $out" test $rc = 0
+	check "  fq 10: with bands 3, the default priomap, weights 9:3:1" sh -c \
+		"tc -n $NS qdisc show dev v0 root | grep -q 'fq 10: root .*bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 weights 589824 196608 65536'"
+	first=$(tc -n "$NS" qdisc show dev v0)
+	q install fq-bands v0 >/dev/null
+	check "  idempotent" test "$(tc -n "$NS" qdisc show dev v0)" = "$first"
+	q install shaped-fq-bands v0 20mbit >/dev/null
+	check "  shaped-fq-bands: tbf with fq under it" test "$(kinds)" = tbf/fq
+	q revert v0 >/dev/null
+	check "  revert restores $orig" test "$(root)" = "$orig"
+fi
+
+# mqprio needs a TX queue per band: a one-queue device is refused, exit 3.
+ip -n "$NS" link add v2 type veth peer name v3
+ip -n "$NS" link set v2 up
+one=$(tc -n "$NS" qdisc show dev v2)
+out=$(q install mqprio v2 2>&1); rc=$?
+check "mqprio on a 1-queue device refused, exit 3 ($rc): $out" \
+	test $rc = 3 -a "$(tc -n "$NS" qdisc show dev v2)" = "$one"
 
 # A custom root is re-created on revert, with its parameters.
 tc -n "$NS" qdisc replace dev v0 root handle 5: tbf rate 7mbit burst 20kb latency 50ms
@@ -54,6 +137,12 @@ out=$(q install shaped v0 0mbit 2>&1); rc=$?
 check "zero rate refused, exit 2" test $rc = 2
 out=$(q install prio v0 40 2>&1); rc=$?
 check "40 bands refused, exit 2" test $rc = 2
+for bad in "ets v0 1" "ets v0 17" "prio-fq v0 many" "shaped-ets v0 fast" "shaped-prio-fq v0" \
+	"shaped-ets nosuchdev 10mbit" "fq-bands v0 3" "shaped-fq-bands v0 0mbit" "mqprio v0 3" "fair v0"; do
+	# shellcheck disable=SC2086
+	out=$(q install $bad 2>&1); rc=$?
+	check "install $bad refused, exit 2 ($rc): $(echo "$out" | head -n1)" test $rc = 2
+done
 check "nothing changed by the refusals" test "$(tc -n "$NS" qdisc show dev v0 root)" = "$custom"
 rm -rf "$SRFF_QDISC_STATE"
 exit $ksft_pass
