@@ -13,6 +13,9 @@
 #                      -j parses; an unknown device exits 2
 #   check.sh backlog   srff-qdisc install shaped veth0 10mbit and a bulk TCP
 #                      transfer: backlog ok, everything ok, exit 0
+# SC2317: helpers run through check and wait_for; SC2119: srff_load's
+# arguments are module parameters, not this script's.
+# shellcheck disable=SC2317,SC2119 source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 CHECK=$TOP/tc-scripts/srff-check
@@ -130,10 +133,10 @@ backlog() {
 	srff_load
 	run ip netns exec "$SND" "$Q" install shaped veth0 10mbit >/dev/null ||
 		fail "srff-qdisc install shaped"
-	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	ip netns exec "$RCV" "$PY" "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
 	wait_for 10 ip netns exec "$RCV" sh -c 'ss -Hltn sport = :5001 | grep -q .' ||
 		fail "the sink did not listen"
-	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 & BG_PIDS+=($!)
+	ip netns exec "$SND" "$PY" "$TOOLS/traffic.py" tcp-send "$RCV_IP4" 5001 1000000000 & BG_PIDS+=($!)
 	wait_for 20 root_backlog || fail "no backlog formed under tbf 10mbit"
 
 	chk -j -s 2 veth0
@@ -154,4 +157,4 @@ backlog) backlog ;;
 *) fail "usage: check.sh verdicts|backlog" ;;
 esac
 rm -rf "$SRFF_QDISC_STATE"
-exit $ksft_pass
+exit "$ksft_pass"
