@@ -48,7 +48,9 @@ q() { ip netns exec "$SND" "$Q" "$@"; }
 
 case $setup in
 prio-fq|ets) run q install "shaped-$setup" veth0 20mbit >/dev/null || fail "install shaped-$setup" ;;
-mqprio) run q install mqprio veth0 >/dev/null || fail "install mqprio" ;;
+mqprio)
+	[ -e /sys/module/sch_mqprio ] || modprobe -q sch_mqprio || skip "this kernel has no sch_mqprio"
+	run q install mqprio veth0 >/dev/null || fail "install mqprio" ;;
 fq-bands)
 	out=$(q install shaped-fq-bands veth0 20mbit 2>&1); rc=$?
 	[ $rc = 3 ] && skip "$out"
