@@ -56,7 +56,7 @@ verdicts() {
 	check "exit 1 with a failed item (exit $RC)" test "$RC" = 1
 	expect .status fail
 	expect .host.srff.status ok
-	why_has .host.srff "thresholds 1500,5000 bytes"
+	why_has .host.srff "thresholds 16384,131072 bytes (learnt from finished flows)"
 	expect .devices.veth0.qdisc.status fail
 	why_has .devices.veth0.qdisc "fq_codel"
 	why_has .devices.veth0.qdisc "picks no band by skb->priority"
