@@ -66,9 +66,9 @@ static char *udp_policy = "track";
 module_param(udp_policy, charp, 0444);
 MODULE_PARM_DESC(udp_policy, "track, top or ignore (default track)");
 
-static char *app_priority = "keep";
+static char *app_priority = "override";
 module_param(app_priority, charp, 0444);
-MODULE_PARM_DESC(app_priority, "keep or override a non-zero priority the application or the system set (default keep)");
+MODULE_PARM_DESC(app_priority, "override or keep a non-zero priority the application or the system set (default override; keep where priorities pick VLAN PCPs or DCB classes)");
 
 static unsigned short top_ports[SRFF_MAX_TOP_PORTS];
 static unsigned int ntop_ports;

@@ -17,8 +17,8 @@
 #             TCP connections churn and a transfer runs: every refusal has a
 #             message and changes nothing, every accepted configuration obeys
 #             the family's rules, unmutated settings read back
-#  apprio     app_priority keep (the default) leaves a priority the
-#             application set (SO_PRIORITY) and its band; override replaces it
+#  apprio     app_priority override (the default) replaces a priority the
+#             application set (SO_PRIORITY); keep leaves it, and its band
 #  perms      an unprivileged user may read config and stats but not set,
 #             flush or dump (exit 3); root of a new user namespace may
 #             change its own network namespace
@@ -326,18 +326,18 @@ udp)
 apprio)
 	cnt() { wait_drained "$SND" veth0
 		class_counters "$SND" veth0 | awk -v b=$1 '$1 == b { print $2 }'; }
-	check "app priority keep by default" test "$(srffctl -j show | jq -r .app_priority)" = keep
+	check "app priority override by default" test "$(srffctl -j show | jq -r .app_priority)" = override
 	# SO_PRIORITY 1 is prio band 2; srff's first band, priority 6, band 0.
+	# 10 x 128 bytes: all before srff's first threshold, 1500.
+	a0=$(cnt 0)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6201 10 100 --priority 1 || fail
+	check "override: srff's band 0 for 10 datagrams with SO_PRIORITY 1" test $(( $(cnt 0) - a0 )) = 10
+	run srffctl set app-priority keep || fail "keep"
 	a0=$(cnt 0); a2=$(cnt 2); i=$(stat ignored_pkts)
 	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6200 20 100 --priority 1 || fail
 	check "keep: 20 datagrams with SO_PRIORITY 1 stay in band 2" test $(( $(cnt 2) - a2 )) = 20
 	check "  none moved to band 0" test $(( $(cnt 0) - a0 )) = 0
 	check "  counted as ignored" test $(( $(stat ignored_pkts) - i )) = 20
-	run srffctl set app-priority override || fail "override"
-	a0=$(cnt 0)
-	# 10 x 128 bytes: all before srff's first threshold, 1500.
-	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6201 10 100 --priority 1 || fail
-	check "override: srff's band 0 for them (10)" test $(( $(cnt 0) - a0 )) = 10
 	;;
 idlereset)
 	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
