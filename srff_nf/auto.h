@@ -51,8 +51,8 @@ struct srff_auto {
 					 * the stack) */
 };
 
-/* Flows recorded in @now (the histogram's reason counters): when it has
- * not changed since the previous update, there is nothing to update.
+/* Flows recorded in @now (the histogram's reason counters). Compared with
+ * that of the copy's `seen`: unchanged, there is nothing to update.
  */
 u64 srff_auto_ended(const struct srff_sizes *now);
 

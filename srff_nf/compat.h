@@ -38,4 +38,24 @@
 #include "user/kernel.h"
 #endif
 
+/*
+ * Sum per-CPU copies of a struct made of u64 counters, @size bytes, into
+ * @out, which it overwrites. Any context: a counter read while its CPU adds
+ * to it is read whole (64-bit) but may be a moment old.
+ */
+static inline void srff_pcpu_sum_u64(u64 *out, const void __percpu *pcpu,
+				     size_t size)
+{
+	unsigned int cpu;
+	size_t i;
+
+	memset(out, 0, size);
+	for_each_possible_cpu(cpu) {
+		const u64 *src = per_cpu_ptr(pcpu, cpu);
+
+		for (i = 0; i < size / sizeof(u64); i++)
+			out[i] += READ_ONCE(src[i]);
+	}
+}
+
 #endif /* _SRFF_COMPAT_H */

@@ -123,17 +123,9 @@ static const struct nf_hook_ops srff_ops_template[] = {
 
 void srff_stats_read(struct srff_net *sn, struct srff_stats *st)
 {
-	const u64 *src;
-	u64 *dst = (u64 *)&st->sum;
-	unsigned int i, cpu;
-
 	BUILD_BUG_ON(sizeof(struct srff_pcpu_stats) % sizeof(u64));
 	memset(st, 0, sizeof(*st));
-	for_each_possible_cpu(cpu) {
-		src = (const u64 *)per_cpu_ptr(sn->stats, cpu);
-		for (i = 0; i < sizeof(st->sum) / sizeof(u64); i++)
-			dst[i] += READ_ONCE(src[i]);
-	}
+	srff_pcpu_sum_u64((u64 *)&st->sum, sn->stats, sizeof(st->sum));
 	st->flows = srff_table_count(&sn->table);
 	st->max_flows = READ_ONCE(sn->table.max_flows);
 	st->gc_freed = atomic64_read(&sn->table.gc_freed);
@@ -184,8 +176,7 @@ static void auto_step(struct srff_net *sn)
 		return;
 	sn->auto_next = jiffies + SRFF_AUTO_PERIOD;
 	ended = srff_table_sizes_ended(&sn->table);
-	if (ended != sn->auto_ended) {
-		sn->auto_ended = ended;
+	if (ended != srff_auto_ended(&a->seen)) {
 		srff_table_sizes_read(&sn->table, &a->scratch);
 		srff_auto_update(a, &a->scratch);
 		WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
@@ -303,7 +294,6 @@ static int __net_init srff_net_init(struct net *net)
 		goto err_stats_alloc;
 	}
 	sn->auto_next = jiffies;
-	sn->auto_ended = 0;
 	sn->auto_flows = 0;
 	atomic64_set(&sn->auto_changes, 0);
 

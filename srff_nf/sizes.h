@@ -22,7 +22,7 @@
  *
  * Each CPU has its own copy (struct srff_sizes, written with this_cpu ops
  * from GC, eviction, a SYN or an idle reset: never per packet); readers sum
- * them (srff_sizes_read, main.c).
+ * them (srff_table_sizes_read, table.c).
  */
 #ifndef _SRFF_SIZES_H
 #define _SRFF_SIZES_H
@@ -82,8 +82,6 @@ static inline void srff_sizes_add(struct srff_sizes __percpu *s, u64 bytes,
 {
 	unsigned int b = srff_sizes_bucket(bytes);
 
-	if (!s)
-		return;
 	this_cpu_inc(s->flows[b]);
 	this_cpu_add(s->bytes[b], bytes);
 	this_cpu_inc(s->reason[reason]);

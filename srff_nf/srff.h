@@ -73,7 +73,6 @@ struct srff_net {
 	atomic64_t gc_early;			/* sweeps started early */
 	struct srff_auto *autoth;		/* the GC worker's alone */
 	unsigned long auto_next;		/* jiffies: next update */
-	u64 auto_ended;				/* flows ended at the last one */
 	u64 auto_flows;				/* READ_ONCE: recent flows */
 	atomic64_t auto_changes;		/* thresholds installed */
 	struct nf_hook_ops ops[2];		/* IPv4, IPv6; .priv = this */

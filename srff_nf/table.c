@@ -360,17 +360,8 @@ out:
 /* The flow-size histogram, summed over CPUs into @out. Any context. */
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out)
 {
-	unsigned int cpu, i;
-
 	BUILD_BUG_ON(sizeof(struct srff_sizes) % sizeof(u64));
-	memset(out, 0, sizeof(*out));
-	for_each_possible_cpu(cpu) {
-		const u64 *src = (const u64 *)per_cpu_ptr(t->sizes, cpu);
-		u64 *dst = (u64 *)out;
-
-		for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
-			dst[i] += READ_ONCE(src[i]);
-	}
+	srff_pcpu_sum_u64((u64 *)out, t->sizes, sizeof(*out));
 }
 
 /* Flows recorded so far (every reason), summed over CPUs. Any context. */

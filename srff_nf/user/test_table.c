@@ -990,6 +990,7 @@ static void sizes_record_each_end(void)
 	CHECK_EQ(sizes_total(&t, 0), 5);
 	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN] + t.sizes->reason[SRFF_SIZE_IDLE] +
 		 t.sizes->reason[SRFF_SIZE_MSG], 5);
+	CHECK_EQ(srff_table_sizes_ended(&t), 5);
 	teardown(&t);
 }
 
