@@ -11,8 +11,11 @@ u64 srff_auto_ended(const struct srff_sizes *now)
 	       now->reason[SRFF_SIZE_MSG];
 }
 
-void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now)
+void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now,
+		      u64 min_flows)
 {
+	/* A slow server keeps its last KEEP * min_flows flows undecayed. */
+	bool decay = srff_auto_flows(a) > SRFF_AUTO_KEEP * min_flows;
 	unsigned int b;
 
 	for (b = 0; b < SRFF_SIZES_BUCKETS; b++) {
@@ -21,7 +24,8 @@ void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now)
 		 */
 		u64 df = now->flows[b] - min(now->flows[b], a->seen.flows[b]);
 
-		a->flows[b] -= a->flows[b] >> SRFF_AUTO_DECAY_SHIFT;
+		if (decay)
+			a->flows[b] -= a->flows[b] >> SRFF_AUTO_DECAY_SHIFT;
 		a->flows[b] += df << SRFF_AUTO_FLOW_SHIFT;
 	}
 	a->seen = *now;

@@ -9,7 +9,12 @@
  *
  * so a flow's weight halves every ~44 periods (~2 min at the default GC
  * interval): the thresholds follow a changing mix within minutes and are
- * not moved by a burst. Once `recent` holds min_flows flows, the rule
+ * not moved by a burst. The decay applies only while `recent` holds more
+ * than SRFF_AUTO_KEEP times min_flows: in steady state it holds 64 periods'
+ * flows, which a server ending fewer than min_flows / 64 flows a period
+ * (16 a second by default) would never bring to min_flows; its window is
+ * instead the last ~SRFF_AUTO_KEEP * min_flows flows, however long they
+ * took. Once `recent` holds min_flows flows, the rule
  * below turns it into thresholds, for as many bands as are configured,
  * and they are installed (the same RCU config swap as a netlink SET) only
  * if one of them moved by more than a quarter (hysteresis: a steady mix
@@ -43,6 +48,7 @@
 #define SRFF_AUTO_FLOW_SHIFT	8		/* recent flows, x256 */
 #define SRFF_AUTO_FLOOR		(16ULL << 10)	/* bytes */
 #define SRFF_AUTO_MIN_FLOWS	1000		/* default of auto_min_flows */
+#define SRFF_AUTO_KEEP		4		/* no decay below 4 * min_flows */
 
 struct srff_auto {
 	struct srff_sizes seen;		/* the histogram at the last update */
@@ -56,8 +62,11 @@ struct srff_auto {
  */
 u64 srff_auto_ended(const struct srff_sizes *now);
 
-/* Fold what @now gained since the previous update into the recent copy. */
-void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now);
+/* Fold what @now gained since the previous update into the recent copy;
+ * decay it first if it holds more than SRFF_AUTO_KEEP * @min_flows flows.
+ */
+void srff_auto_update(struct srff_auto *a, const struct srff_sizes *now,
+		      u64 min_flows);
 
 /* The recent flows, rounded down. */
 u64 srff_auto_flows(const struct srff_auto *a);

@@ -178,7 +178,7 @@ static void auto_step(struct srff_net *sn)
 	ended = srff_table_sizes_ended(&sn->table);
 	if (ended != srff_auto_ended(&a->seen)) {
 		srff_table_sizes_read(&sn->table, &a->scratch);
-		srff_auto_update(a, &a->scratch);
+		srff_auto_update(a, &a->scratch, srff_config_auto_min_flows());
 		WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
 	} else if (!test_and_clear_bit(SRFF_AUTO_DIRTY_BIT, &sn->gc_flags)) {
 		return;		/* nothing new, and no new configuration */

@@ -32,14 +32,14 @@ static void auto_needs_min_flows(void)
 
 	reset();
 	add(&h, 999, 100000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ(srff_auto_flows(&a), 999);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), -EAGAIN);
 	CHECK_EQ(th[0], 7);
-	/* 999 decayed by 1/64 is 983.4: 20 more make 1003. */
+	/* Under 4 * 1000 flows nothing decays: 20 more make 1019. */
 	add(&h, 20, 100000);
-	srff_auto_update(&a, &h);
-	CHECK_EQ(srff_auto_flows(&a), 1003);
+	srff_auto_update(&a, &h, 1000);
+	CHECK_EQ(srff_auto_flows(&a), 1019);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 0, 1000, th), -EAGAIN);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 0, th), -EAGAIN);
@@ -56,7 +56,7 @@ static void auto_geo_3_bands(void)
 	reset();
 	add(&h, 5000, 30000);
 	add(&h, 5000, 1000000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
 	CHECK_EQ(th[0], 32768);
 	CHECK_EQ(th[1], 32 * 32768);
@@ -66,7 +66,7 @@ static void auto_geo_3_bands(void)
 	reset();
 	add(&h, 4999, 30000);
 	add(&h, 5001, 1000000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
 	CHECK_EQ(th[0], 1048576);
 }
@@ -79,7 +79,7 @@ static void auto_geo_4_and_2_bands(void)
 	reset();
 	add(&h, 6000, 100000);		/* [98304, 114688) */
 	add(&h, 4000, 5000000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 3, 1000, th), 0);
 	CHECK_EQ(th[0], 114688);
 	CHECK_EQ(th[1], 8 * 114688);
@@ -90,7 +90,7 @@ static void auto_geo_4_and_2_bands(void)
 	reset();
 	add(&h, 5999, 100000);
 	add(&h, 4001, 5000000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
 	CHECK_EQ(th[0], srff_sizes_low(srff_sizes_bucket(5000000) + 1));
 }
@@ -102,7 +102,7 @@ static void auto_floor(void)
 
 	reset();
 	add(&h, 5000, 1000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 3, 1000, th), 0);
 	CHECK_EQ(th[0], SRFF_AUTO_FLOOR);
 	CHECK_EQ(th[1], 8 * SRFF_AUTO_FLOOR);
@@ -117,34 +117,73 @@ static void auto_no_overflow(void)
 
 	reset();
 	add(&h, 2000, 1ULL << 40);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 15, 1000, th), -ERANGE);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 4, 1000, th), 0);
 	for (i = 1; i < 4; i++)
 		CHECK(th[i] == 8 * th[i - 1]);
 	reset();
 	add(&h, 2000, 1000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 1000);
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 15, 1000, th), 0);
 	CHECK_EQ(th[14], SRFF_AUTO_FLOOR << 42);
 }
 
-/* Old flows fade: 1/64 per update, only what is new is added. */
+/* Old flows fade: 1/64 per update, only what is new is added, and
+ * never below 4 * min_flows.
+ */
 static void auto_decay(void)
 {
 	unsigned int i;
 
 	reset();
 	add(&h, 6400, 5000);
-	srff_auto_update(&a, &h);
+	srff_auto_update(&a, &h, 100);
 	CHECK_EQ(srff_auto_flows(&a), 6400);
-	srff_auto_update(&a, &h);		/* nothing new */
+	srff_auto_update(&a, &h, 100);		/* nothing new */
 	CHECK_EQ(srff_auto_flows(&a), 6300);
 	for (i = 1; i < 64; i++)
-		srff_auto_update(&a, &h);
+		srff_auto_update(&a, &h, 100);
 	/* 6400 * (63/64)^64 = 2335 */
 	CHECK(srff_auto_flows(&a) >= 2330 && srff_auto_flows(&a) <= 2340);
 	CHECK_EQ(srff_auto_ended(&h), 6400);
+	/* With min_flows 1000 the decay stops once 4000 or fewer are left. */
+	for (i = 0; i < 200; i++)
+		srff_auto_update(&a, &h, 1000);
+	CHECK_EQ(srff_auto_flows(&a), 2335);	/* already below: kept */
+	reset();
+	add(&h, 6400, 5000);
+	for (i = 0; i < 200; i++)
+		srff_auto_update(&a, &h, 1000);
+	CHECK(srff_auto_flows(&a) > 3930 && srff_auto_flows(&a) <= 4000);
+}
+
+/*
+ * A slow server: 10 flows a period. Decayed by 1/64 a period, the recent
+ * copy would level off at 640 flows and never reach 1000; kept whole
+ * below 4000, it holds 1000 after 100 periods and learns.
+ */
+static void auto_slow_server(void)
+{
+	u64 th[2];
+	unsigned int i;
+
+	reset();
+	for (i = 0; i < 99; i++) {
+		add(&h, 10, 40000);
+		srff_auto_update(&a, &h, 1000);
+	}
+	CHECK_EQ(srff_auto_flows(&a), 990);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), -EAGAIN);
+	add(&h, 10, 40000);
+	srff_auto_update(&a, &h, 1000);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
+	for (i = 0; i < 5000; i++) {		/* and it stays learnt */
+		add(&h, 10, 40000);
+		srff_auto_update(&a, &h, 1000);
+	}
+	CHECK(srff_auto_flows(&a) > 3900 && srff_auto_flows(&a) <= 4010);
+	CHECK_EQ_INT(srff_auto_thresholds(&a, 2, 1000, th), 0);
 }
 
 /* A mix that changes: the thresholds follow within a few half-lives. */
@@ -156,14 +195,14 @@ static void auto_follows_a_new_mix(void)
 	reset();
 	for (i = 0; i < 50; i++) {
 		add(&h, 100, 50000);		/* [49152, 57344) */
-		srff_auto_update(&a, &h);
+		srff_auto_update(&a, &h, 1000);
 	}
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
 	first = th[0];
 	CHECK_EQ(first, 57344);
 	for (i = 0; i < 400; i++) {
 		add(&h, 100, 2000000);		/* [1835008, 2097152) */
-		srff_auto_update(&a, &h);
+		srff_auto_update(&a, &h, 1000);
 	}
 	CHECK_EQ_INT(srff_auto_thresholds(&a, 1, 1000, th), 0);
 	CHECK_EQ(th[0], 2097152);
@@ -185,6 +224,7 @@ static void auto_moved(void)
 
 const struct srff_test srff_tests_auto[] = {
 	SRFF_TEST(auto_needs_min_flows),
+	SRFF_TEST(auto_slow_server),
 	SRFF_TEST(auto_geo_3_bands),
 	SRFF_TEST(auto_geo_4_and_2_bands),
 	SRFF_TEST(auto_floor),
