@@ -310,8 +310,11 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
+			# A failed request is in the log and .load.json; the
+			# experiment goes on.
 			client "$load" $((SEED * 1000 + r * 10 + li)) \
-				"$OUT/requests/$run.jsonl" "$SECONDS_PER"
+				"$OUT/requests/$run.jsonl" "$SECONDS_PER" ||
+				say "  the client reported failed requests"
 			qlog_stop
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
