@@ -53,7 +53,7 @@ ROUNDS=${2:-3}
 SECONDS_PER=${3:-20}
 RATE=${WEB_RATE:-20mbit}
 SEED=${WEB_SEED:-1}
-DIST=${WEB_DIST:-websearch}
+DIST=${WEB_DIST:-fb_hadoop}
 LOADS=${WEB_LOADS:-"0.4 0.6 0.8"}
 RTT=${WEB_RTT:-20ms}
 BULK=${WEB_BULK:-1}
@@ -65,6 +65,7 @@ DRAIN=${WEB_DRAIN:-30}
 case $DIST in
 websearch) SCALE=${WEB_SCALE:-0.0625} ;;	# mean 104 KB, max 1.8 MB
 datamining) SCALE=${WEB_SCALE:-0.01} ;;		# mean 75 KB, max 10 MB
+fb_hadoop) SCALE=${WEB_SCALE:-1} ;;		# mean 128 KB, max 10 MB
 *) SCALE=${WEB_SCALE:-1} ;;
 esac
 case $BOTTLENECK in

@@ -21,7 +21,7 @@ if [ "${WEB_QUICK:-0}" = 1 ]; then
 	export WEB_LOADS=${WEB_LOADS:-0.6} WEB_POLICIES=${WEB_POLICIES:-"fifo srff-prio-fq"}
 	export WEB_WARMUP=${WEB_WARMUP:-20} WEB_DRAIN=${WEB_DRAIN:-15}
 fi
-dist=${WEB_DIST:-websearch}
+dist=${WEB_DIST:-fb_hadoop}
 bn=${WEB_BOTTLENECK:-local}
 run=experiments/results/open-$dist-$bn-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$run"
