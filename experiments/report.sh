@@ -5,7 +5,9 @@
 # results folders from their committed tables (requests.csv.gz,
 # bulk.csv.gz, loads.json, queues.csv.gz, meta.json), with no VM and no raw
 # logs: RUN_DIR/tables.md, queues.md, summary.json, fct_cdf.png and
-# bulk_goodput.png. With no argument, every experiments/results/open-*/.
+# bulk_goodput.png, headline.md; then the include blocks of
+# docs/experiments.md (experiments/doc_tables.py). With no argument, every
+# experiments/results/open-*/.
 # The bootstrap is seeded: the same data give the same tables, byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +21,5 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 	python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
 	python3 experiments/qlog.py report "$run" --out "$run"
 done
+# The docs show the tables the committed data give.
+python3 experiments/doc_tables.py docs/experiments.md
