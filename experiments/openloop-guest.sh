@@ -136,6 +136,7 @@ fi
 cat > "$work/nginx.conf" <<EOF
 daemon off;
 worker_processes 2;
+worker_rlimit_nofile 16384;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log warn;
 events { worker_connections 4096; }
@@ -152,7 +153,7 @@ http {
 	scgi_temp_path $work/tmp;
 	default_type application/octet-stream;
 	server {
-		listen 10.92.1.1:80 backlog 4096;
+		listen 10.92.1.1:80 backlog=4096;
 		root $work/www;
 	}
 }
@@ -240,9 +241,10 @@ policy_off() {
 qlog_start() {
 	(
 		while :; do
-			printf '{"t":%s,"q":%s,"c":%s}\n' "$(date +%s.%N)" \
+			# tc 6.1 has no JSON for classes: their text, as a string.
+			printf '{"t":%s,"q":%s,"ct":%s}\n' "$(date +%s.%N)" \
 				"$(tc -n "$BNS" -s -j qdisc show dev "$BDEV")" \
-				"$(tc -n "$BNS" -s -j class show dev "$BDEV")"
+				"$(tc -n "$BNS" -s class show dev "$BDEV" | jq -Rs .)"
 			sleep 0.25
 		done
 	) > "$1" &

@@ -4,8 +4,9 @@
 
   qlog.py table RUN_DIR [-o DIR]
         RUN_DIR/qlog/POLICY@LOAD-ROUND.jsonl (the guest's samples of
-        `tc -s -j qdisc show` and `tc -s -j class show` of the bottleneck
-        device, every 250 ms: {"t": s, "q": [...], "c": [...]}) ->
+        `tc -s -j qdisc show` and `tc -s class show` of the bottleneck
+        device, every 250 ms: {"t": s, "q": [...], "ct": "class text"};
+        "c": [...] where tc prints classes in JSON) ->
         DIR/queues.csv.gz, one line per sample and queue (DIR is RUN_DIR
         unless given). That file is what a results folder commits.
   qlog.py report INPUT... [--out DIR]
@@ -44,12 +45,45 @@ LOG_NAME = re.compile(r"^(?P<policy>.+?)(?:@(?P<load>[0-9.]+))?-(?P<round>\d+)\.
 FLOW_CLASSES = ("fq_codel", "cake", "fq", "sfq")
 
 
+_CLASS = re.compile(r"^class (?P<kind>\S+) (?P<handle>\S+) (?:root|parent (?P<parent>\S+))")
+_SENT = re.compile(r"Sent (?P<bytes>\d+) bytes (?P<pkts>\d+) pkt \(dropped (?P<drops>\d+)")
+_BACKLOG = re.compile(r"backlog (?P<n>[0-9.]+)(?P<unit>[KMG]?)b (?P<qlen>\d+)p")
+_UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_classes(text):
+    """`tc -s class show`'s text (tc 6.1 prints no JSON for classes) as
+    the entries `tc -j` would give: class, handle, parent, bytes, drops,
+    backlog (bytes: tc rounds it to K or M only near a multiple) and qlen."""
+    out, cur = [], None
+    for line in text.splitlines():
+        m = _CLASS.match(line)
+        if m:
+            cur = {"class": m["kind"], "handle": m["handle"], "parent": m["parent"] or "",
+                   "root": m["parent"] is None, "bytes": 0, "drops": 0, "backlog": 0, "qlen": 0}
+            out.append(cur)
+            continue
+        if cur is None:
+            continue
+        m = _SENT.search(line)
+        if m:
+            cur["bytes"], cur["drops"] = int(m["bytes"]), int(m["drops"])
+        m = _BACKLOG.search(line)
+        if m:
+            cur["backlog"] = int(float(m["n"]) * _UNIT[m["unit"]])
+            cur["qlen"] = int(m["qlen"])
+    return out
+
+
 def _entries(sample):
     """(queue id, parent, stats) of each qdisc and band class in a sample."""
     for e in sample.get("q") or []:
         yield ("q %s %s" % (e.get("kind", "?"), e.get("handle", "?")),
                "root" if e.get("root") else e.get("parent", ""), e)
-    for e in sample.get("c") or []:
+    classes = list(sample.get("c") or [])
+    if isinstance(sample.get("ct"), str):
+        classes += parse_classes(sample["ct"])
+    for e in classes:
         if e.get("class") in FLOW_CLASSES:
             continue
         yield ("c %s %s" % (e.get("class", "?"), e.get("handle", "?")),

@@ -93,3 +93,28 @@ def test_csv_roundtrip_and_report(tmp_path):
 def test_no_samples_is_an_error(tmp_path):
     with pytest.raises(SystemExit):
         qlog.main(["table", str(tmp_path)])
+
+
+CLASS_TEXT = """class tbf 1:1 parent 1: leaf 10: 
+ Sent 5 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) 
+ backlog 0b 0p requeues 0
+class prio 10:1 parent 10: leaf 101: 
+ Sent 139376 bytes 120 pkt (dropped 0, overlimits 0 requeues 0) 
+ backlog 1514b 1p requeues 0
+class prio 10:3 parent 10: leaf 103: 
+ Sent 3114672 bytes 2100 pkt (dropped 7, overlimits 0 requeues 0) 
+ backlog 60Kb 40p requeues 0
+class fq_codel 103:2a8 parent 103: 
+ (dropped 0, overlimits 0 requeues 0) 
+ backlog 9084b 6p requeues 0
+"""
+
+
+def test_class_text_is_parsed():
+    c = {e["handle"]: e for e in qlog.parse_classes(CLASS_TEXT)}
+    assert c["10:1"] == {"class": "prio", "handle": "10:1", "parent": "10:", "root": False,
+                         "bytes": 139376, "drops": 0, "backlog": 1514, "qlen": 1}
+    assert c["10:3"]["backlog"] == 60 * 1024 and c["10:3"]["drops"] == 7
+    assert c["1:1"]["parent"] == "1:"
+    ids = [q for q, _, _ in qlog._entries({"q": [], "ct": CLASS_TEXT})]
+    assert ids == ["c tbf 1:1", "c prio 10:1", "c prio 10:3"]  # no per-flow class
