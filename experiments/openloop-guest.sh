@@ -290,7 +290,8 @@ if [ "$WARMUP" -gt 0 ]; then
 		>/dev/null 2>&1 &
 	wpid=$!
 	while kill -0 "$wpid" 2>/dev/null && ! learnt; do sleep 1; done
-	kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null || true
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
 	policy_off
 	learnt || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
 	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
