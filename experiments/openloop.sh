@@ -32,9 +32,9 @@ scripts/vm experiments/openloop-guest.sh "$run" "$ROUNDS" "$SECS" 2>&1 |
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" -eq 0 ] || { echo "openloop: the guest run failed (see above)" >&2; exit 1; }
-python3 experiments/fct.py table "$run"
-python3 experiments/qlog.py table "$run"
-python3 - "$run" <<'EOF'
+/usr/bin/python3 experiments/fct.py table "$run"
+/usr/bin/python3 experiments/qlog.py table "$run"
+/usr/bin/python3 - "$run" <<'EOF'
 # srff's state after each run (thresholds in effect, stats) in one file.
 import gzip, json, os, sys
 d = os.path.join(sys.argv[1], "srff")

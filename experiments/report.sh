@@ -18,8 +18,8 @@ for run in "$@"; do
 	rtt=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.json")
 	echo "=== $run (idle RTT ${rtt}s)" >&2
-	python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
-	python3 experiments/qlog.py report "$run" --out "$run"
+	/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
+	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 done
 # The docs show the tables the committed data give.
-python3 experiments/doc_tables.py docs/experiments.md
+/usr/bin/python3 experiments/doc_tables.py docs/experiments.md
