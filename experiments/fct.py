@@ -173,8 +173,12 @@ def load_input(path):
 
 
 def _params(d):
+    """params.json's object, or meta.json's "params" (experiments/runmeta.py)."""
     p = os.path.join(d, "params.json")
-    return json.load(open(p)) if os.path.exists(p) else {}
+    if os.path.exists(p):
+        return json.load(open(p))
+    p = os.path.join(d, "meta.json")
+    return json.load(open(p)).get("params", {}) if os.path.exists(p) else {}
 
 
 # --- metrics -------------------------------------------------------------------
@@ -476,6 +480,46 @@ def tables(s):
     return "\n".join(text) + "\n"
 
 
+def headline(s):
+    """One line per load and policy: mean slowdown by size bin, small
+    flows' p99, bulk goodput and stall; ratios against the reference in
+    brackets where there is one. The table docs/experiments.md shows."""
+    g = {(e["policy"], e["load"], e["bin"]): e for e in s["groups"]}
+    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
+    bins = s["bins"]
+    small = bins[0]
+    head = ["load", "policy"] + ["mean slowdown %s" % b for b in bins] + \
+        ["p99 slowdown %s" % small, "bulk Mbit/s", "longest bulk stall (s)"]
+    out = ["| " + " | ".join(head) + " |", "|---|---" + "|---:" * (len(head) - 2) + "|"]
+
+    def cell(p, ld, b, st):
+        e = g.get((p, ld, b))
+        if not e:
+            return "-"
+        v = "%.2f" % e["slowdown_%s" % st]
+        r = ra.get((p, ld, b))
+        if r and r["slowdown_%s_ratio" % st] is not None:
+            v += " (%.2f)" % r["slowdown_%s_ratio" % st]
+        return v
+    for ld in s["loads"]:
+        for p in s["policies"]:
+            if not any((p, ld, b) in g for b in bins):
+                continue
+            b = bk.get((p, ld))
+            out.append("| " + " | ".join(
+                [ld, p] + [cell(p, ld, x, "mean") for x in bins] + [cell(p, ld, small, "p99")] +
+                ["%.2f" % b["goodput_mean"] if b and b["goodput_mean"] is not None else "-",
+                 "%.2f" % b["longest_stall"] if b and b["longest_stall"] is not None else "-"]) +
+                " |")
+    sc = s.get("edge_scale", 1.0)
+    return ("Slowdown (FCT / ideal FCT) by response size%s, in brackets the ratio to %s "
+            "(< 1: faster); bulk: mean goodput per transfer.\n\n" % (
+                " (sizes scaled by %g: the bins hold the flows they would unscaled)" % sc
+                if sc != 1.0 else "", s["ref"]) +
+            "\n".join(out) + "\n")
+
+
 def load_table(loads):
     """The open-loop clients' own account of the load, per log."""
     if not loads:
@@ -577,6 +621,8 @@ def cmd_report(a):
     print(text, end="")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "headline.md"), "w") as f:
+            f.write(headline(s))
         with open(os.path.join(a.out, "tables.md"), "w") as f:
             f.write(text)
         with open(os.path.join(a.out, "summary.json"), "w") as f:

@@ -6,7 +6,8 @@
   sizes.py sample DIST N --seed K [--scale S]
   sizes.py rate DIST --load F --rate RATE [--scale S] [--header B]
 
-DIST is websearch (DCTCP), datamining (VL2), pareto (the busy-web
+DIST is websearch (DCTCP), datamining (VL2), fb_hadoop (Facebook's
+Hadoop cluster, held out from the threshold study), pareto (the busy-web
 experiment's mix), or the path of a .cdf file in the format of
 experiments/dists/: "unit BYTES", "interpolation integral|continuous",
 then "size cdf" lines with sizes in units and the CDF ascending to 1; a
@@ -104,9 +105,17 @@ class Empirical:
         """P(a sampled size <= size bytes)."""
         x = size / (self.unit * self.scale)
         if self.integral:
-            # ceil(X) <= x iff X <= floor(x); sizes are rounded to bytes,
-            # so allow half a byte.
-            x = math.floor(x + 0.5 / (self.unit * self.scale))
+            # ceil(X) <= k iff X <= k: the most whole units k that quantile()
+            # rounds to at most size bytes (round() as it does, so a tie at
+            # half a byte, which --scale can make, goes the same way).
+            def nbytes(k):
+                return max(1, round(k * self.unit * self.scale))
+            k = math.floor(x + 0.5 / (self.unit * self.scale))
+            while k > 0 and nbytes(k) > size:
+                k -= 1
+            while nbytes(k + 1) <= size:
+                k += 1
+            x = k
         if x < self.points[0][0]:
             return 0.0
         i = bisect.bisect_right([p for p, _ in self.points], x)
@@ -119,8 +128,10 @@ class Empirical:
         """(bytes, P(size <= bytes)) at each size of the table."""
         last = {}
         for x, c in self.points:
-            last[x] = c  # a point mass: the CDF after it
-        return [(max(1, round(x * self.unit * self.scale)), c) for x, c in last.items()]
+            # a point mass: the CDF after it; so too for sizes that --scale
+            # rounds to the same byte
+            last[max(1, round(x * self.unit * self.scale))] = c
+        return list(last.items())
 
 
 class Pareto:
@@ -184,7 +195,8 @@ def read_cdf(path, scale=1.0):
 
 
 def load(name, scale=1.0):
-    """A distribution by name (websearch, datamining, pareto) or .cdf path."""
+    """A distribution by name (websearch, datamining, fb_hadoop, pareto; any
+    NAME.cdf in experiments/dists/) or .cdf path."""
     if scale <= 0:
         raise ValueError("scale must be positive")
     if name == "pareto":

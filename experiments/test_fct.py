@@ -209,6 +209,13 @@ def test_report(tmp_path, capsys):
     assert b["fq_codel"]["goodput_mean"] == pytest.approx(8.0)
     assert b["fq_codel"]["longest_stall"] == pytest.approx(0.4)
     assert (out / "tables.md").read_text() in text
+    head = (out / "headline.md").read_text()
+    # srff: slowdown ratio 0.5 to fq_codel in every bin, bulk 8 / 2 Mbit/s.
+    line = next(x for x in head.splitlines() if x.startswith("| 0.5 | srff |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert all(c.endswith("(0.50)") for c in cells[2:-2] if c != "-")
+    fq = next(x for x in head.splitlines() if x.startswith("| 0.5 | fq_codel |"))
+    assert "(" not in fq and fq.endswith("| 8.00 | 0.40 |")
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """experiments/sizes.py and wire.py against answers known by hand."""
+import bisect
 import math
 import os
 import sys
@@ -68,13 +69,14 @@ def test_mean_by_hand():
 
 @pytest.mark.parametrize("name,scale", [("websearch", 1), ("websearch", 0.01),
                                         ("datamining", 1), ("datamining", 0.001),
+                                        ("fb_hadoop", 1), ("fb_hadoop", 0.01),
                                         ("pareto", 1), ("pareto", 0.1)])
 def test_sampler_matches_its_table(name, scale):
     d = sizes.load(name, scale)
     v = sorted(sizes.draw(d, N, seed=7))
     # The empirical CDF at every point of the table, within the DKW bound.
     for b, c in d.knots():
-        emp = sum(1 for x in v if x <= b) / N
+        emp = bisect.bisect_right(v, b) / N
         assert abs(emp - c) <= DKW, (b, emp, c)
         assert d.cdf(b) == pytest.approx(c, abs=1e-9)
     # The mean: heavy tails converge slowly, so the tolerance is the
@@ -90,6 +92,68 @@ def test_means_the_field_quotes():
     # pFabric/PIAS: web search ~1138 packets, data mining 5117 (x 1460 B).
     assert sizes.load("websearch").mean() / 1460 == pytest.approx(1141.4, abs=0.1)
     assert sizes.load("datamining").mean() / 1460 == pytest.approx(5117, abs=1)
+
+
+FB_HADOOP = os.path.join(os.path.dirname(__file__), "dists", "fb_hadoop.cdf")
+
+
+def _homa_rows():
+    """The source's "bytes cdf" rows, read back from the point-mass table
+    (the last cdf given for each size)."""
+    rows = {}
+    for line in open(FB_HADOOP):
+        f = line.split("#", 1)[0].split()
+        if len(f) == 2 and f[0] not in ("unit", "interpolation"):
+            rows[int(f[0])] = float(f[1])
+    return sorted(rows.items())
+
+
+def test_fb_hadoop_loads_and_is_a_cdf():
+    d = sizes.load("fb_hadoop")
+    assert d.name == "fb_hadoop" and d.unit == 1 and d.integral
+    text = open(d.source).read()
+    assert "PlatformLab/HomaSimulation" in text
+    assert "f6ac2d08fdd9ebb120ed86010ea035d1a5d9d0af" in text
+    xs, cs = [x for x, _ in d.points], [c for _, c in d.points]
+    assert all(a <= b for a, b in zip(xs, xs[1:]))
+    assert all(a <= b for a, b in zip(cs, cs[1:]))
+    assert cs[0] == 0 and cs[-1] == 1.0 and xs[-1] == 10_000_000
+    # Homa draws a step CDF: every size after the first is a point mass,
+    # given twice, the first time at the cdf of the size before it.
+    assert d.points[0] == (50, 0)
+    assert len(d.points) == 1 + 2 * 460
+    for i in range(1, len(d.points), 2):
+        assert d.points[i][0] == d.points[i + 1][0]
+        assert d.points[i][1] == d.points[i - 1][1]
+    cdfs = [d.cdf(b) for b, _ in d.knots()]
+    assert all(a <= b for a, b in zip(cdfs, cdfs[1:])) and cdfs[-1] == 1.0
+    assert sizes.load("fb_hadoop", 0.01).mean() == pytest.approx(d.mean() / 100)
+
+
+def test_fb_hadoop_numbers_from_its_rows():
+    rows = _homa_rows()
+    assert len(rows) == 461 and rows[:2] == [(50, 0.0), (53, 0.00074)]
+    # Homa's sampler: the smallest size whose cdf is >= u.
+    mean = sum((c1 - c0) * x1 for (_, c0), (x1, c1) in zip(rows, rows[1:]))
+    second = sum((c1 - c0) * x1 ** 2 for (_, c0), (x1, c1) in zip(rows, rows[1:]))
+    sd = math.sqrt(second - mean ** 2)
+
+    def step(u):
+        return next(x for x, c in rows if c >= u)
+
+    assert mean == pytest.approx(127796.6, abs=0.05)  # the source's first line
+    d = sizes.load("fb_hadoop")
+    assert d.mean() == pytest.approx(mean, rel=1e-12)
+    assert (step(0.5), step(0.6)) == (662, 960)
+    for u in (0.001, 0.1, 0.25, 0.5, 0.6, 0.75, 0.9, 0.99, 0.999, 1.0):
+        assert d.quantile(u) == step(u), u
+    # Sampled: the median within DKW of the table's, the mean within five
+    # standard errors (the table's own standard deviation, 0.71 MB).
+    v = sorted(sizes.draw(d, N, seed=11))
+    med = v[N // 2]
+    assert step(0.5 - DKW) <= med <= step(0.5 + DKW)
+    assert abs(sum(v) / N - mean) <= 5 * sd / math.sqrt(N)
+    assert min(v) >= 53 and max(v) <= 10_000_000
 
 
 def test_scale_keeps_the_shape():
@@ -139,3 +203,6 @@ def test_cli(capsys):
     assert len(capsys.readouterr().out.split()) == 3
     sizes.main(["rate", "websearch", "--load", "0.5", "--rate", "20mbit", "--scale", "0.01"])
     assert float(capsys.readouterr().out) > 0
+    sizes.main(["show", "fb_hadoop"])
+    out = capsys.readouterr().out
+    assert "mean 127796.6 B" in out and "p50    662 B" in out

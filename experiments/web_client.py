@@ -395,7 +395,7 @@ def main(argv=None):
     g.add_argument("--load", type=float, help="target fraction of --rate")
     g.add_argument("--rate", help="the bottleneck, as tc writes it: 20mbit")
     g.add_argument("--dist", default="manifest",
-                   help="websearch, datamining, pareto, a .cdf file, or manifest")
+                   help="websearch, datamining, fb_hadoop, pareto, a .cdf file, or manifest")
     g.add_argument("--scale", type=float, default=1.0)
     g.add_argument("--blob", help="URL path of a file at least as large as any size")
     g.add_argument("--conn", choices=("new", "pool"), default="new")

@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# experiments/openloop-guest.sh OUTDIR [ROUNDS] [SECONDS]: open-loop web
+# load against every queueing policy, inside the guest kernel
+# (experiments/openloop.sh boots it and analyses the results).
+#
+#   SRV [nginx, srff] s0 ---- r0 RTR r1 ---- c0 CLI [web_client.py --mode open]
+#   10.92.1.1                 (forwards)           10.92.2.2, netem RTT on c0
+#
+# Where the queue forms (WEB_BOTTLENECK):
+#   local       the server's own egress s0 is the bottleneck (a shaper at
+#               WEB_RATE): the queue is on this host and srff can order it.
+#   downstream  s0 is unshaped (a veth never queues) and the router's r1
+#               is the bottleneck, a FIFO at WEB_RATE: the queue is on
+#               another box and srff should change nothing.
+# Either way the qdiscs and classes of the bottleneck are sampled every
+# 250 ms (tc -s -j) to OUTDIR/qlog/RUN.jsonl: experiments/qlog.py turns that into each
+# band's backlog and, by Little's law, its mean sojourn time.
+#
+# Requests arrive as a Poisson process at WEB_LOADS (fractions of WEB_RATE,
+# the L2 bytes tbf counts), sizes from WEB_DIST scaled by WEB_SCALE, each on
+# a new connection (WEB_CONN=pool: kept-alive ones), while WEB_BULK bulk
+# clients download 8 MiB files back to back on top (experiments/web_client.py).
+# Every policy of a round and load sees the same arrivals (same seed).
+#
+# srff is loaded once, before the first run, and stays loaded: its
+# automatic thresholds learn from all the traffic of the boot, as on a
+# server that has been up for a while (a warm-up of up to WEB_WARMUP
+# seconds at the middle load comes first, until srff has learnt, or says
+# why not). Under the policies that are not srff's its priorities are all
+# 0, what an unmarked socket has; the comparators' qdiscs then see what
+# they would without srff. What srff had learnt is in OUTDIR/srff/RUN.json.
+#
+# Policies (WEB_POLICIES; order rotates by one every round and load):
+#   fifo          tbf + pfifo of WEB_FIFO_LIMIT packets (a FIFO that drops)
+#   fq_codel      tbf + fq_codel (Debian's default qdisc)
+#   fq            tbf + sch_fq (no bands on 6.1)
+#   cake          cake bandwidth WEB_RATE (its own shaper, no tbf)
+#   nft           nftables `ct reply bytes` thresholds (srff's initial
+#                 16 KiB, 128 KiB) setting `meta priority`, over prio-fq:
+#                 what a sysadmin writes today without srff
+#   srff-pfifo    srff over tbf + prio with pfifo leaves (`shaped`)
+#   srff-prio-fq  srff over tbf + prio with fq_codel leaves
+#   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves)
+# Files per run (RUN = POLICY@LOAD-ROUND): requests/RUN.jsonl and
+# requests/RUN.load.json (web_client.py), qlog/RUN.jsonl, srff/RUN.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOP=$PWD
+OUT=$(cd "$1" && pwd)
+ROUNDS=${2:-3}
+SECONDS_PER=${3:-20}
+RATE=${WEB_RATE:-20mbit}
+SEED=${WEB_SEED:-1}
+DIST=${WEB_DIST:-fb_hadoop}
+LOADS=${WEB_LOADS:-"0.4 0.6 0.8"}
+RTT=${WEB_RTT:-20ms}
+BULK=${WEB_BULK:-1}
+CONN=${WEB_CONN:-new}
+BOTTLENECK=${WEB_BOTTLENECK:-local}
+WARMUP=${WEB_WARMUP:-120}
+FIFO_LIMIT=${WEB_FIFO_LIMIT:-100}
+DRAIN=${WEB_DRAIN:-30}
+case $DIST in
+websearch) SCALE=${WEB_SCALE:-0.0625} ;;	# mean 104 KB, max 1.8 MB
+datamining) SCALE=${WEB_SCALE:-0.01} ;;		# mean 75 KB, max 10 MB
+fb_hadoop) SCALE=${WEB_SCALE:-1} ;;		# mean 128 KB, max 10 MB
+*) SCALE=${WEB_SCALE:-1} ;;
+esac
+case $BOTTLENECK in
+local) POLICIES=${WEB_POLICIES:-"fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets"} ;;
+downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-prio-fq"} ;;
+*) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
+esac
+Q=$TOP/tc-scripts/srff-qdisc
+CTL=$TOP/srffctl/srffctl
+export SRFF_QDISC_STATE=$OUT/.qdisc-state
+
+say() { echo "[web] $*" >&2; }
+
+work=$(mktemp -d /tmp/srff-open.XXXXXX)
+SRV=osrv-$$ RTR=ortr-$$ CLI=ocli-$$
+QLOG_PID=
+cleanup() {
+	set +e
+	[ -n "$QLOG_PID" ] && kill "$QLOG_PID" 2>/dev/null
+	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null && wait "$NGINX" 2>/dev/null
+	nft delete table inet srffexp 2>/dev/null
+	grep -q '^srff ' /proc/modules && rmmod srff
+	for ns in "$SRV" "$RTR" "$CLI"; do ip netns del "$ns" 2>/dev/null; done
+	umount "$work/www" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/www/bulk" "$work/tmp" "$OUT/requests" "$OUT/qlog" "$OUT/srff"
+chmod 755 "$work"	# nginx workers drop root
+mount -t tmpfs -o size=400m none "$work/www"
+mkdir -p "$work/www/bulk"
+# One blob serves every size by Range; it must hold the largest.
+maxsize=$(python3 -c 'import sys; sys.path.insert(0, "experiments"); import sizes
+print(sizes.load(sys.argv[1], float(sys.argv[2])).quantile(1.0))' "$DIST" "$SCALE")
+head -c "$maxsize" /dev/urandom > "$work/www/blob"
+for i in 0 1; do head -c $((8 << 20)) /dev/urandom > "$work/www/bulk/b$i"; done
+{ echo "/bulk/b0 $((8 << 20))"; echo "/bulk/b1 $((8 << 20))"; } > "$OUT/manifest.txt"
+chmod -R a+rX "$work/www"
+
+for ns in "$SRV" "$RTR" "$CLI"; do
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+done
+ip link add s0 netns "$SRV" type veth peer name r0 netns "$RTR"
+ip link add r1 netns "$RTR" type veth peer name c0 netns "$CLI"
+ip -n "$SRV" addr add 10.92.1.1/24 dev s0
+ip -n "$RTR" addr add 10.92.1.2/24 dev r0
+ip -n "$RTR" addr add 10.92.2.1/24 dev r1
+ip -n "$CLI" addr add 10.92.2.2/24 dev c0
+for l in "$SRV s0" "$RTR r0" "$RTR r1" "$CLI c0"; do
+	read -r ns dev <<<"$l"
+	ip -n "$ns" link set "$dev" up
+done
+ip -n "$SRV" route add default via 10.92.1.2
+ip -n "$CLI" route add default via 10.92.2.1
+ip netns exec "$RTR" sysctl -qw net.ipv4.ip_forward=1
+# The round trip: the client's packets (requests, ACKs) wait RTT in netem.
+tc -n "$CLI" qdisc replace dev c0 root netem delay "$RTT" limit 100000
+if [ "$BOTTLENECK" = local ]; then
+	BNS=$SRV BDEV=s0
+else
+	BNS=$RTR BDEV=r1
+	tc -n "$RTR" qdisc replace dev r1 root handle 1: tbf rate "$RATE" burst 256kb latency 1s
+	tc -n "$RTR" qdisc replace dev r1 parent 1:1 handle 10: pfifo limit "$FIFO_LIMIT"
+fi
+
+cat > "$work/nginx.conf" <<EOF
+daemon off;
+worker_processes 2;
+worker_rlimit_nofile 16384;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_timeout 120s;
+	keepalive_requests 100000;
+	client_body_temp_path $work/tmp;
+	proxy_temp_path $work/tmp;
+	fastcgi_temp_path $work/tmp;
+	uwsgi_temp_path $work/tmp;
+	scgi_temp_path $work/tmp;
+	default_type application/octet-stream;
+	server {
+		listen 10.92.1.1:80 backlog=4096;
+		root $work/www;
+	}
+}
+EOF
+ip netns exec "$SRV" nginx -c "$work/nginx.conf" -e "$work/nginx-error.log" &
+NGINX=$!
+for i in $(seq 100); do
+	ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . && break
+	sleep 0.1
+done
+ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
+	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
+
+# srff, loaded once; DEFAULT_PRIOS are the module's own priorities.
+insmod srff_nf/srff.ko
+DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
+	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
+srff_neutral() { "$CTL" -n "$SRV" set priorities 0,0,0; }
+srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
+srff_neutral
+
+# shaped_leaf NS DEV KIND [ARGS]: tbf WEB_RATE with KIND under it.
+shaped_leaf() {
+	local ns=$1 dev=$2
+	shift 2
+	tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "$RATE" burst 256kb latency 1s
+	tc -n "$ns" qdisc replace dev "$dev" parent 1:1 handle 10: "$@"
+}
+
+# setup NAME: install the srff-qdisc setup NAME at the server (shaped when
+# the bottleneck is local, else unshaped: the queue is downstream).
+setup() {
+	if [ "$BOTTLENECK" = local ]; then
+		ip netns exec "$SRV" "$Q" install "shaped${1:+-$1}" s0 "$RATE" >/dev/null
+	else
+		ip netns exec "$SRV" "$Q" install "${1:-prio}" s0 >/dev/null
+	fi
+}
+
+policy_on() {
+	local dev=s0
+	case $1 in
+	fifo|fq)
+		[ "$BOTTLENECK" = local ] || return 0
+		if [ "$1" = fifo ]; then shaped_leaf "$SRV" s0 pfifo limit "$FIFO_LIMIT"
+		else shaped_leaf "$SRV" s0 fq; fi ;;
+	fq_codel)
+		if [ "$BOTTLENECK" = local ]; then
+			ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
+		else
+			tc -n "$SRV" qdisc replace dev "$dev" root fq_codel
+		fi ;;
+	cake)
+		[ "$BOTTLENECK" = local ] || return 0
+		tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$RATE" ;;
+	nft)
+		setup prio-fq
+		# After srff's hook (NAT_SRC + 1): its neutral 0 is overwritten.
+		ip netns exec "$SRV" nft -f - <<-'EOF'
+		table inet srffexp {
+			chain post {
+				type filter hook postrouting priority srcnat + 2; policy accept;
+				ct direction reply ct reply bytes < 16384 meta priority set 10:1
+				ct direction reply ct reply bytes >= 16384 ct reply bytes < 131072 meta priority set 10:2
+				ct direction reply ct reply bytes >= 131072 meta priority set 10:3
+			}
+		}
+		EOF
+		# The table's ct expressions have loaded conntrack; count bytes.
+		ip netns exec "$SRV" sysctl -qw net.netfilter.nf_conntrack_acct=1 ;;
+	srff-pfifo) setup; srff_active ;;
+	srff-prio-fq) setup prio-fq; srff_active ;;
+	srff-ets) setup ets; srff_active ;;
+	*) say "unknown policy $1"; exit 2 ;;
+	esac
+}
+
+policy_off() {
+	srff_neutral
+	ip netns exec "$SRV" nft delete table inet srffexp 2>/dev/null || true
+	ip netns exec "$SRV" "$Q" revert s0 >/dev/null 2>&1
+	tc -n "$SRV" qdisc del dev s0 root 2>/dev/null || true
+}
+
+qlog_start() {
+	(
+		while :; do
+			# tc 6.1 has no JSON for classes: their text, as a string.
+			printf '{"t":%s,"q":%s,"ct":%s}\n' "$(date +%s.%N)" \
+				"$(tc -n "$BNS" -s -j qdisc show dev "$BDEV")" \
+				"$(tc -n "$BNS" -s class show dev "$BDEV" | jq -Rs .)"
+			sleep 0.25
+		done
+	) > "$1" &
+	QLOG_PID=$!
+}
+qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
+
+client() { # LOAD SEED OUT SECONDS [ARGS...]
+	local load=$1 seed=$2 out=$3 secs=$4
+	shift 4
+	ip netns exec "$CLI" python3 experiments/web_client.py 10.92.1.1 "$OUT/manifest.txt" "$out" \
+		--mode open --seconds "$secs" --seed "$seed" --load "$load" --rate "$RATE" \
+		--dist "$DIST" --scale "$SCALE" --blob /blob --conn "$CONN" --bulk "$BULK" \
+		--drain "$DRAIN" "$@"
+}
+
+# The idle round trip, measured: fct.py's ideal completion times use it.
+rtt_idle=$(ip netns exec "$CLI" ping -n -q -c 5 -i 0.2 10.92.1.1 |
+	sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p')
+rtt_idle=$(python3 -c 'import sys; print("%.6f" % (float(sys.argv[1]) / 1000))' "${rtt_idle:-0}")
+say "idle RTT ${rtt_idle}s (netem $RTT on the client's egress)"
+python3 experiments/runmeta.py "$OUT/meta.json" --ko srff_nf/srff.ko --pkg nginx-light \
+	--set experiment=openloop --set rate="$RATE" --set rounds="$ROUNDS" \
+	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
+	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
+	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
+	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
+	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" --seed base="$SEED" >/dev/null
+
+# Warm-up: srff learns from finished flows (auto_min_flows of them, or its
+# thresholds changed); the warm-up's requests are not kept.
+learnt() {
+	"$CTL" -n "$SRV" -j stats | python3 -c 'import json, sys
+s = json.load(sys.stdin); sys.exit(not (s["auto_changes"] > 0 or s["auto_flows"] >= int(sys.argv[1])))' \
+		"$(cat /sys/module/srff/parameters/auto_min_flows)"
+}
+if [ "$WARMUP" -gt 0 ]; then
+	read -ra l <<<"$LOADS"
+	mid=${l[$(( (${#l[@]} - 1) / 2 ))]}
+	say "warm-up: up to ${WARMUP}s at load $mid, until srff has learnt its thresholds"
+	setup prio-fq
+	client "$mid" $((SEED * 1000)) "$work/warmup.jsonl" "$WARMUP" --bulk 0 --drain 5 \
+		>/dev/null 2>&1 &
+	wpid=$!
+	while kill -0 "$wpid" 2>/dev/null && ! learnt; do sleep 1; done
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	policy_off
+	learnt || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
+	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
+fi
+
+# rotate K WORDS...: the words, starting with the (K mod N)-th.
+rotate() { local k=$1; shift; local n=$#; local i; for ((i = 0; i < n; i++)); do
+	local j=$(( (i + k) % n + 1 )); printf '%s ' "${!j}"; done; }
+
+total=$(( ROUNDS * $(wc -w <<<"$LOADS") * $(wc -w <<<"$POLICIES") ))
+n=0 k=0
+for r in $(seq 1 "$ROUNDS"); do
+	li=0
+	for load in $LOADS; do
+		li=$((li + 1))
+		read -ra l <<<"$POLICIES"
+		for p in $(rotate "$k" "${l[@]}"); do
+			n=$((n + 1))
+			run=$p@$load-$r
+			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
+			policy_on "$p"
+			qlog_start "$OUT/qlog/$run.jsonl"
+			# A failed request is in the log and .load.json; the
+			# experiment goes on.
+			client "$load" $((SEED * 1000 + r * 10 + li)) \
+				"$OUT/requests/$run.jsonl" "$SECONDS_PER" ||
+				say "  the client reported failed requests"
+			qlog_stop
+			{
+				printf '{"show":'; "$CTL" -n "$SRV" -j show
+				printf ',"stats":'; "$CTL" -n "$SRV" -j stats
+				printf '}\n'
+			} > "$OUT/srff/$run.json"
+			policy_off
+			say "  $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late" % (
+ d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"]))' \
+				"$OUT/requests/$run.load.json")"
+		done
+		k=$((k + 1))
+	done
+done
+say "all $total runs done"
