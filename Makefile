@@ -13,7 +13,8 @@
 #   make bench        per-packet cost and scale (native and in the guest)
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
-#   make install      install srff.ko via DKMS and srffctl (+ man page)
+#   make install      install srff.ko via DKMS (every installed kernel, or
+#                     KVER=...) and srffctl (+ man page)
 
 # The kernel `make` builds srff.ko for: the running one when its headers are
 # installed (a server: `make`, then insmod), else the Debian kernel the tests
@@ -21,6 +22,9 @@
 # targets that run the module in a VM always build for the kernel they boot.
 # KVER=... or KDIR=... overrides.
 RUNNING_KVER := $(shell uname -r)
+# KVER as the user gave it (command line or environment), before the default
+# below: `make install` builds for every installed kernel unless one is named.
+USER_KVER := $(if $(filter undefined,$(origin KVER)),,$(KVER))
 TEST_KVER = $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
 ifeq ($(origin KVER),undefined)
 ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/build),)
@@ -77,7 +81,7 @@ experiments: deps
 	experiments/run-all.sh
 
 install: srffctl
-	KVER=$(KVER) scripts/dkms-install.sh
+	KVER=$(USER_KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
 
 clean:
