@@ -27,8 +27,8 @@ static int errf(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* Sizes as separate arguments (set-thresholds 1.5k 5M, apply files), each
- * of which may also be a comma list (set thresholds 1.5k,5M); or "auto":
+/* Sizes as separate arguments (set-thresholds 16k 1m, apply files), each
+ * of which may also be a comma list (set thresholds 16k,1m); or "auto":
  * the kernel learns them, keeping their number (set thresholds auto).
  */
 int config_set_thresholds(struct config *c, char **args, int n, char *err,
@@ -59,7 +59,7 @@ int config_set_thresholds(struct config *c, char **args, int n, char *err,
 			memcpy(elem, s, len);
 			elem[len] = '\0';
 			if (parse_size(elem, &c->thresholds[count]))
-				return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 1.5k, 5M, 4Mi)", elem);
+				return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 16k, 1.5m, 4Mb)", elem);
 			count++;
 			if (!s[len])
 				break;
@@ -115,7 +115,7 @@ int config_set_key(struct config *c, const char *key, const char *v,
 		uint64_t n;
 
 		if (parse_size(v, &n) || n > UINT32_MAX)
-			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1Mi)", v);
+			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1m)", v);
 		c->max_flows = n;
 		c->has |= CF_MAX_FLOWS;
 	} else if (!strcmp(key, "udp")) {

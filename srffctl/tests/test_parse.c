@@ -5,6 +5,7 @@
  * FILE:LINE COND"; the last line is "srffctl-unit: N passed, M failed";
  * exit 1 on any failure.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,32 +32,42 @@ static int passed, failed, n;
 
 static void sizes(void)
 {
+	/* tc's get_size(): k, m, g (kb, mb, gb; any case) are powers of 1024 */
 	static const struct { const char *s; uint64_t v; } ok[] = {
-		{ "0", 0 }, { "1500", 1500 }, { "1.5k", 1500 }, { "5M", 5000000 },
-		{ "4Mi", 4194304 }, { "1.5Ki", 1536 }, { "2G", 2000000000ULL },
+		{ "0", 0 }, { "1500", 1500 }, { "1.5k", 1536 }, { "5M", 5ULL << 20 },
+		{ "4Mi", 4194304 }, { "1.5Ki", 1536 }, { "2G", 2ULL << 30 },
 		{ "1Gi", 1ULL << 30 }, { "1GiB", 1ULL << 30 }, { "30000000", 30000000 },
-		{ "0.5k", 500 }, { "1.25M", 1250000 }, { "18446744073709551615", UINT64_MAX },
-		{ "16Ti", 16ULL << 40 }, { "1500B", 1500 }, { "2K", 2000 },
-		{ "0.001M", 1000 }, { "15Gi", 15ULL << 30 },
+		{ "0.5k", 512 }, { "1.25M", 1310720 }, { "18446744073709551615", UINT64_MAX },
+		{ "16Ti", 16ULL << 40 }, { "1500B", 1500 }, { "1500b", 1500 }, { "2K", 2048 },
+		{ "15Gi", 15ULL << 30 }, { "16k", 16384 }, { "128k", 131072 },
+		{ "16kb", 16384 }, { "16Kb", 16384 }, { "16KB", 16384 }, { "16kB", 16384 },
+		{ "1m", 1048576 }, { "1mb", 1048576 }, { "4Mb", 4194304 }, { "1gb", 1ULL << 30 },
+		{ "1Gb", 1ULL << 30 }, { "1ki", 1024 }, { "1mi", 1048576 }, { "1t", 1ULL << 40 },
+		{ "0.25k", 256 }, { "0.001953125m", 2048 },
 	};
 	static const char *const bad[] = {
 		"", "k", "-1", "+1", "1.5q", "1,5k", "1.2345k", "1.", ".5k", "1 k", " 1",
-		"1 ", "0x10", "1e3", "1.5kk", "abc", "1.5.5k", "k1", "1ki", "1mi",
+		"1 ", "0x10", "1e3", "1.5kk", "abc", "1.5.5k", "k1", "1kbit", "1mbit",
+		"1kibit", "1p", "1bb", "1Kbb",
 		/* overflow */
 		"18446744073709551616", "99999999999999999999", "20000000Ti",
-		"18446744073709551615k", "17179869184Gi", "18446744073.709551616G",
+		"18446744073709551615k", "17179869184Gi", "17179869184g",
 		/* not whole bytes */
-		"1.5", "0.3Ki", "1.0001k",
+		"1.5", "0.3Ki", "1.0001k", "1.1k", "0.001M",
 	};
 	uint64_t v;
 
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		v = 42;
 		CHECK(parse_size(ok[i].s, &v) == 0 && v == ok[i].v);
+		if (v != ok[i].v)
+			printf("# %s read as %llu\n", ok[i].s, (unsigned long long)v);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		v = 42;
 		CHECK(parse_size(bad[i], &v) == -1 && v == 42);
+		if (v != 42)
+			printf("# %s accepted as %llu\n", bad[i], (unsigned long long)v);
 	}
 }
 
@@ -143,15 +154,38 @@ static void formatting(void)
 {
 	char b[32];
 
-	CHECK(!strcmp(fmt_size(1500, b, sizeof(b)), "1.5k"));
-	CHECK(!strcmp(fmt_size(5000, b, sizeof(b)), "5k"));
-	CHECK(!strcmp(fmt_size(4194304, b, sizeof(b)), "4Mi"));
-	CHECK(!strcmp(fmt_size(5000000, b, sizeof(b)), "5M"));
-	CHECK(!strcmp(fmt_size(1250000, b, sizeof(b)), "1.25M"));
-	CHECK(!strcmp(fmt_size(1501, b, sizeof(b)), "1501"));
-	CHECK(!strcmp(fmt_size(0, b, sizeof(b)), "0"));
-	CHECK(!strcmp(fmt_size(31898736, b, sizeof(b)), "31898736"));
-	CHECK(!strcmp(fmt_size(UINT64_MAX, b, sizeof(b)), "18446744073709551615"));
+	/* tc's sprint_size() forms, exact: 1536 is not rounded to 2Kb */
+	CHECK(!strcmp(fmt_size(1500, b, sizeof(b)), "1500b"));
+	CHECK(!strcmp(fmt_size(1536, b, sizeof(b)), "1536b"));
+	CHECK(!strcmp(fmt_size(16384, b, sizeof(b)), "16Kb"));
+	CHECK(!strcmp(fmt_size(131072, b, sizeof(b)), "128Kb"));
+	CHECK(!strcmp(fmt_size(5000, b, sizeof(b)), "5000b"));
+	CHECK(!strcmp(fmt_size(4194304, b, sizeof(b)), "4Mb"));
+	CHECK(!strcmp(fmt_size(5000000, b, sizeof(b)), "5000000b"));
+	CHECK(!strcmp(fmt_size(1310720, b, sizeof(b)), "1280Kb"));
+	CHECK(!strcmp(fmt_size(1ULL << 30, b, sizeof(b)), "1Gb"));
+	CHECK(!strcmp(fmt_size(16ULL << 40, b, sizeof(b)), "16384Gb"));
+	CHECK(!strcmp(fmt_size(1501, b, sizeof(b)), "1501b"));
+	CHECK(!strcmp(fmt_size(0, b, sizeof(b)), "0b"));
+	CHECK(!strcmp(fmt_size(31898736, b, sizeof(b)), "31898736b"));
+	CHECK(!strcmp(fmt_size(UINT64_MAX, b, sizeof(b)), "18446744073709551615b"));
+	/* what tc users type comes back as they typed it (issue 14: 128k
+	 * came back as 125Ki)
+	 */
+	{
+		static const char *const typed[] = { "16k", "128k", "1m", "4m", "1g", "64k" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(typed); i++) {
+			uint64_t v, back;
+			char want[16];
+
+			snprintf(want, sizeof(want), "%.*s%cb", (int)strlen(typed[i]) - 1, typed[i],
+				 toupper((unsigned char)typed[i][strlen(typed[i]) - 1]));
+			CHECK(parse_size(typed[i], &v) == 0 &&
+			      !strcmp(fmt_size(v, b, sizeof(b)), want) &&
+			      parse_size(b, &back) == 0 && back == v);
+		}
+	}
 	CHECK(!strcmp(fmt_duration(2500, b, sizeof(b)), "2500ms"));
 	CHECK(!strcmp(fmt_duration(60000, b, sizeof(b)), "1m"));
 	CHECK(!strcmp(fmt_duration(3000, b, sizeof(b)), "3s"));
@@ -164,6 +198,7 @@ static void formatting(void)
 		uint64_t back;
 
 		CHECK(parse_size(fmt_size(v, b, sizeof(b)), &back) == 0 && back == v);
+		CHECK(parse_size(fmt_size(v << 10, b, sizeof(b)), &back) == 0 && back == v << 10);
 	}
 	for (uint64_t v = 1000; v <= 3600000 * 10ULL; v *= 10) {
 		uint32_t back;
@@ -192,7 +227,7 @@ static void settings(void)
 	CHECK(config_set_key(&c, "app-priority", "keep", err, sizeof(err)) == 0 &&
 	      c.app_priority == SRFF_APP_PRIO_KEEP);
 	CHECK(config_set_key(&c, "thresholds", "1.5k,20k", err, sizeof(err)) == 0 &&
-	      c.nthresholds == 2 && c.thresholds[0] == 1500 && c.thresholds[1] == 20000);
+	      c.nthresholds == 2 && c.thresholds[0] == 1536 && c.thresholds[1] == 20480);
 	CHECK(config_set_key(&c, "thresholds", "1.5k,,20k", err, sizeof(err)) == -1);
 	CHECK(config_set_key(&c, "classid", "none", err, sizeof(err)) == 0 &&
 	      (c.has & CF_CLASSID) && c.classid_major == 0);
@@ -211,8 +246,8 @@ static void settings(void)
 	/* set-thresholds: separate arguments, each possibly a comma list */
 	memset(&c, 0, sizeof(c));
 	CHECK(config_set_thresholds(&c, args, 3, err, sizeof(err)) == 0 && c.nthresholds == 4 &&
-	      c.thresholds[0] == 1500 && c.thresholds[1] == 5000000 &&
-	      c.thresholds[2] == 20000 && c.thresholds[3] == 1048576 && c.has == CF_THRESHOLDS);
+	      c.thresholds[0] == 1536 && c.thresholds[1] == 5242880 &&
+	      c.thresholds[2] == 20480 && c.thresholds[3] == 1048576 && c.has == CF_THRESHOLDS);
 	args[1] = bad;
 	CHECK(config_set_thresholds(&c, args, 2, err, sizeof(err)) == -1 && strstr(err, "1.5q"));
 	args[1] = empty;
@@ -264,7 +299,7 @@ static void apply_file(void)
 	      c.has == (CF_THRESHOLDS | CF_PRIORITIES | CF_IDLE_TIMEOUT | CF_UDP));
 	/* the comma form of set is accepted in files too */
 	CHECK(parse_string("thresholds 1.5k,20k 1M\n", &c, err, sizeof(err)) == 0 &&
-	      c.nthresholds == 3 && c.thresholds[2] == 1000000);
+	      c.nthresholds == 3 && c.thresholds[2] == 1048576);
 	/* the first bad line is named, and nothing after it matters */
 	CHECK(parse_string("thresholds 1500\nudp top\nidle-timeout soon\nbogus 1\n", &c, err, sizeof(err)) == -1 &&
 	      !strncmp(err, "cfg:3: idle-timeout", 19));
@@ -365,7 +400,7 @@ static void round_trip(void)
 	      strstr(text, "priorities 6,0,1,10:2,3,4\n") && strstr(text, "top-ports 21,22,23,65535\n"));
 	/* show's human units read back too */
 	CHECK(print_and_parse(&busy, false, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
-	CHECK(strstr(text, "thresholds 1.5k 20k 1M 4Mi 1501\n") && strstr(text, "idle-timeout 1m\n"));
+	CHECK(strstr(text, "thresholds 1500b 20000b 1000000b 4Mb 1501b\n") && strstr(text, "idle-timeout 1m\n"));
 	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
 	      same_config(&defaults, &back));
 }
@@ -429,12 +464,23 @@ static void auto_round_trip(void)
 
 	a.auto_thresholds = 1;
 	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0);
-	CHECK(strstr(text, "thresholds auto  # now 1.5k 5k\n") != NULL);
+	CHECK(strstr(text, "thresholds auto  # now 1500b 5000b\n") != NULL);
 	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && !(back.has & CF_THRESHOLDS));
 	CHECK(print_and_parse(&a, true, &back, text, sizeof(text)) == 0);
 	CHECK(!strncmp(text, "thresholds auto\npriorities 6,0,2\n", 33));
 	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && back.nthresholds == 0);
 	CHECK(back.npriorities == 3);
+	/* the module's learnt defaults, as tc would show them */
+	a.thresholds[0] = 16384;
+	a.thresholds[1] = 131072;
+	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0);
+	CHECK(strstr(text, "thresholds auto  # now 16Kb 128Kb\n") != NULL);
+	/* fixed: show's tc units and save's plain bytes both read back */
+	a.auto_thresholds = 0;
+	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0 &&
+	      strstr(text, "thresholds 16Kb 128Kb\n") && same_config(&a, &back));
+	CHECK(print_and_parse(&a, true, &back, text, sizeof(text)) == 0 &&
+	      strstr(text, "thresholds 16384 131072\n") && same_config(&a, &back));
 }
 
 static struct config learning;
