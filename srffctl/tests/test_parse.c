@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 
 #include "srffctl.h"
+#include "version.h"
 
 #ifndef PYTHON
 #define PYTHON "python3"
@@ -29,6 +30,44 @@ static int passed, failed, n;
 } while (0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Run a script that prints "ok - WHAT" or "not ok - WHAT" per check, and
+ * count each line as a check of this suite (one summary line in the end,
+ * which tests/run adds up). A script that fails without saying "not ok",
+ * or says nothing, is one failure more.
+ */
+static void run_tap(const char *cmd)
+{
+	char line[1024];
+	int bad = 0, seen = 0, status;
+	FILE *p = popen(cmd, "r");
+
+	if (!p) {
+		CHECK(!"popen");
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		if (!strncmp(line, "ok ", 3)) {
+			n++;
+			passed++;
+			seen++;
+		} else if (!strncmp(line, "not ok ", 7)) {
+			n++;
+			failed++;
+			bad++;
+			seen++;
+			printf("not ok %d %s", n, line + 7);
+		} else {
+			fputs(line, stdout);	/* diagnostics */
+		}
+	}
+	status = pclose(p);
+	if ((status && !bad) || !seen) {
+		printf("# %s: exit status %d, %d checks\n", cmd, status, seen);
+		CHECK(!"the script finished cleanly");
+	}
+}
 
 static void sizes(void)
 {
@@ -503,6 +542,11 @@ static void json_output(void)
 	check_json("empty-array", write_empty_array);
 }
 
+static void version(void)
+{
+	run_tap("sh " TESTS_DIR "/check_version.sh " TESTS_DIR "/../.. '" SRFF_VERSION "'");
+}
+
 int main(void)
 {
 	sizes();
@@ -514,6 +558,7 @@ int main(void)
 	round_trip();
 	auto_round_trip();
 	json_output();
+	version();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
