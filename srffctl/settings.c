@@ -231,19 +231,21 @@ void config_print(const struct config *c, bool exact)
 
 	print_text("priorities");
 	open_json_array(PRINT_JSON, "priorities");
-	for (i = 0; i < c->npriorities; i++) {
-		print_uint(PRINT_JSON, NULL, NULL, c->priorities[i]);
-		print_string(PRINT_FP, NULL, i ? ",%s" : " %s",
-			     fmt_priority(c->priorities[i], b, sizeof(b)));
-	}
+	for (i = 0; i < c->npriorities; i++)
+		print_priority(PRINT_ANY, NULL, i ? ",%s" : " %s", c->priorities[i]);
 	close_json_array(PRINT_JSON, NULL);
 	print_text("\n");
 
+	/* JSON: "10:" as tc writes a qdisc handle, or null; classid_major is
+	 * the same as a number, for scripts written before.
+	 */
+	if (c->classid_major) {
+		snprintf(b, sizeof(b), "%x:", c->classid_major);
+		print_string(PRINT_ANY, "classid", "classid %s\n", b);
+	} else {
+		print_null(PRINT_ANY, "classid", "classid %s\n", "none");
+	}
 	print_uint(PRINT_JSON, "classid_major", NULL, c->classid_major);
-	if (c->classid_major)
-		print_uint(PRINT_FP, NULL, "classid %" PRIx64 ":\n", c->classid_major);
-	else
-		print_text("classid none\n");
 
 	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
 	print_string(PRINT_FP, NULL, "idle-timeout %s\n", dur(c->idle_timeout_ms, b, sizeof(b)));
@@ -262,9 +264,8 @@ void config_print(const struct config *c, bool exact)
 	close_json_array(PRINT_JSON, NULL);
 	print_text("\n");
 
-	print_uint(PRINT_JSON, "untracked_priority", NULL, c->untracked_priority);
-	print_string(PRINT_FP, NULL, "untracked-priority %s\n",
-		     fmt_priority(c->untracked_priority, b, sizeof(b)));
+	print_priority(PRINT_ANY, "untracked_priority", "untracked-priority %s\n",
+		       c->untracked_priority);
 	print_string(PRINT_ANY, "app_priority", "app-priority %s\n",
 		     c->app_priority <= SRFF_APP_PRIO_MAX ? app_prio_names[c->app_priority] : "?");
 	print_uint(PRINT_JSON, "idle_reset_ms", NULL, c->idle_reset_ms);

@@ -106,6 +106,7 @@ void print_string(enum output_type t, const char *key, const char *fmt, const ch
 void print_bool(enum output_type t, const char *key, const char *fmt, bool v);
 void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void print_priority(enum output_type t, const char *key, const char *fmt, uint32_t p);
 void json_escape(FILE *f, const char *s);
 
 /* ---- nl.c ---- */

@@ -10,7 +10,7 @@ text = open(path).read()
 assert text.endswith("\n") and text.count("\n") >= 1, repr(text[-20:])
 d = json.loads(text)
 
-SHOW_KEYS = ["thresholds", "priorities", "classid_major", "idle_timeout_ms",
+SHOW_KEYS = ["thresholds", "priorities", "classid", "classid_major", "idle_timeout_ms",
              "gc_interval_ms", "max_flows", "udp_policy", "top_ports",
              "untracked_priority", "app_priority", "idle_reset_ms", "auto_thresholds"]
 
@@ -25,7 +25,8 @@ if mode == "doc":
     assert list(d) == ["s", 'k"ey', "u", "zero", "t", "b", "n", "empty", "empty_obj", "a"], list(d)
 elif mode == "show-defaults":
     assert list(d) == SHOW_KEYS, list(d)
-    assert d == {"thresholds": [1500, 5000], "priorities": [6, 0, 2], "classid_major": 0,
+    assert d == {"thresholds": [1500, 5000], "priorities": [6, 0, 2], "classid": None,
+                 "classid_major": 0,
                  "idle_timeout_ms": 2500, "gc_interval_ms": 2500, "max_flows": 131072,
                  "udp_policy": "track", "top_ports": [], "untracked_priority": 0,
                  "app_priority": "override", "idle_reset_ms": 0,
@@ -36,10 +37,11 @@ elif mode == "show-auto":
 elif mode == "show-busy":
     assert list(d) == SHOW_KEYS, list(d)
     assert d["thresholds"] == [1500, 20000, 1000000, 4194304, 1501]
-    assert d["priorities"] == [6, 0, 1, 0x100002, 3, 4]
-    assert d["classid_major"] == 16 and d["udp_policy"] == "top"
+    # class ids as tc writes them, plain priorities as numbers
+    assert d["priorities"] == [6, 0, 1, "10:2", 3, 4], d["priorities"]
+    assert d["classid"] == "10:" and d["classid_major"] == 16 and d["udp_policy"] == "top"
     assert d["top_ports"] == [21, 22, 23, 65535] and d["app_priority"] == "keep"
-    assert d["untracked_priority"] == 0x10000f and d["idle_reset_ms"] == 300
+    assert d["untracked_priority"] == "10:f" and d["idle_reset_ms"] == 300
     assert d["auto_thresholds"] is False
 elif mode == "empty-array":
     assert d == []

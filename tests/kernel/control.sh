@@ -62,7 +62,7 @@ roundtrip)
 		app-priority keep idle-reset 1s || fail "set"
 	got=$(srffctl -j show) || fail "show -j"
 	log "$got"
-	want='{"thresholds":[1536,20480,1048576,4194304],"priorities":[6,0,1,2,3],"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000,"auto_thresholds":false}'
+	want='{"thresholds":[1536,20480,1048576,4194304],"priorities":[6,0,1,2,3],"classid":null,"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000,"auto_thresholds":false}'
 	check "JSON config reads back every setting" \
 		test "$(echo "$got" | jq -cS .)" = "$(echo "$want" | jq -cS .)"
 	check "max_flows reached the table" test "$(stat max_flows)" = 5000
@@ -80,6 +80,7 @@ roundtrip)
 	check "  set by hand: fixed again" jq -e '.auto_thresholds == false' <<<"$(srffctl -j show)"
 	run srffctl set classid 10: || fail "classid"
 	check "classid 10: is major 0x10" test "$(srffctl -j show | jq .classid_major)" = 16
+	check "  and \"10:\" in JSON, as tc writes handles" test "$(srffctl -j show | jq -r .classid)" = 10:
 	srffctl show | sed 's/^/#   /'
 	saved=$(srffctl save) || fail "save"
 	log "saved: $(echo "$saved" | tr '\n' ';')"
