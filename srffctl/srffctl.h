@@ -8,7 +8,9 @@
  *              (pure; unit-tested natively)
  *   print.c    one print path for text and JSON (iproute2 style)
  *   config.c   show, set, set-thresholds, save, apply
- *   stats.c    stats
+ *   stats.c    stats: the counters and the configuration they go with
+ *   stats_print.c  stats, printed: per band its priority and byte range
+ *              (pure; unit-tested natively)
  *   flows.c    flows, flush
  *   sizes.c    sizes (the flow-size histogram)
  */
@@ -91,6 +93,22 @@ int config_parse_file(FILE *f, const char *name, struct config *c,
  * apply file (save), or the JSON object of docs/interfaces.md.
  */
 void config_print(const struct config *c, bool exact);
+
+/* ---- stats_print.c ---- */
+struct stats {
+	uint64_t v[SRFF_STATS_A_MAX + 1];	/* counters, by attribute */
+	uint64_t band_pkts[SRFF_MAX_BANDS], band_bytes[SRFF_MAX_BANDS];
+	unsigned int nbands;
+};
+/* Band b's skb->priority, or class id major:(b + 1) under classid steering. */
+uint32_t config_band_priority(const struct config *c, unsigned int band);
+/* Band b's bytes-sent range [from, to) (*bounded false: no end); -1 if the
+ * configuration has no band b.
+ */
+int config_band_range(const struct config *c, unsigned int band,
+		      uint64_t *from, uint64_t *to, bool *bounded);
+bool config_same_bands(const struct config *a, const struct config *b);
+void stats_print(const struct stats *s, const struct config *c);
 
 /* ---- print.c ---- */
 enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };

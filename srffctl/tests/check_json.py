@@ -14,6 +14,12 @@ SHOW_KEYS = ["thresholds", "priorities", "classid", "classid_major", "idle_timeo
              "gc_interval_ms", "max_flows", "udp_policy", "top_ports",
              "untracked_priority", "app_priority", "idle_reset_ms", "auto_thresholds"]
 
+STATS_KEYS = ["flows", "max_flows", "flows_host", "max_flows_host", "created", "gc_freed",
+              "fin_retired", "flushed", "evicted", "table_full", "alloc_failed",
+              "untracked_pkts", "untracked_bytes", "ignored_pkts", "top_port_pkts",
+              "nodata_pkts", "encap_pkts", "gc_runs", "gc_early", "gc_last_us",
+              "gc_last_chain", "auto_flows", "auto_changes", "bands"]
+
 if mode == "doc":
     assert d["s"] == 'quote" back\\ nl\n tab\t cr\r ctl\x01\x1f del\x7f', d["s"]
     assert d['k"ey'] == ""
@@ -43,6 +49,18 @@ elif mode == "show-busy":
     assert d["top_ports"] == [21, 22, 23, 65535] and d["app_priority"] == "keep"
     assert d["untracked_priority"] == "10:f" and d["idle_reset_ms"] == 300
     assert d["auto_thresholds"] is False
+elif mode in ("stats", "stats-classid"):
+    assert list(d) == STATS_KEYS, list(d)
+    assert d["flows"] == 12 and d["untracked_bytes"] == 2**64 - 1 and d["gc_last_us"] == 1250
+    for b in d["bands"]:
+        assert list(b) == ["band", "priority", "from", "to", "pkts", "bytes"], list(b)
+    # each band's priority (a class id as tc writes it) and byte range
+    prios = ["10:1", "10:2", "10:3"] if mode == "stats-classid" else [6, 0, 2]
+    assert d["bands"] == [
+        {"band": 0, "priority": prios[0], "from": 0, "to": 16384, "pkts": 100, "bytes": 100000},
+        {"band": 1, "priority": prios[1], "from": 16384, "to": 131072, "pkts": 200, "bytes": 200000},
+        {"band": 2, "priority": prios[2], "from": 131072, "to": None, "pkts": 300, "bytes": 300000},
+    ], d["bands"]
 elif mode == "empty-array":
     assert d == []
 else:

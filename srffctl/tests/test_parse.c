@@ -522,7 +522,122 @@ static void auto_round_trip(void)
 	      strstr(text, "thresholds 16384 131072\n") && same_config(&a, &back));
 }
 
+/* Counters as the kernel might report them: 3 bands. */
+static struct stats counters(void)
+{
+	struct stats s = { .nbands = 3 };
+
+	s.v[SRFF_STATS_A_FLOWS] = 12;
+	s.v[SRFF_STATS_A_MAX_FLOWS] = 131072;
+	s.v[SRFF_STATS_A_FLOWS_HOST] = 40;
+	s.v[SRFF_STATS_A_MAX_FLOWS_HOST] = 524288;
+	s.v[SRFF_STATS_A_CREATED] = 1000;
+	s.v[SRFF_STATS_A_GC_FREED] = 900;
+	s.v[SRFF_STATS_A_FIN_RETIRED] = 80;
+	s.v[SRFF_STATS_A_GC_RUNS] = 77;
+	s.v[SRFF_STATS_A_GC_LAST_US] = 1250;
+	s.v[SRFF_STATS_A_UNTRACKED_BYTES] = UINT64_MAX;
+	s.v[SRFF_STATS_A_AUTO_CHANGES] = 3;
+	for (unsigned int i = 0; i < 3; i++) {
+		s.band_pkts[i] = 100 * (i + 1);
+		s.band_bytes[i] = 100000 * (i + 1);
+	}
+	return s;
+}
+
+static const struct config learnt = {
+	.thresholds = { 16384, 131072 }, .nthresholds = 2,
+	.priorities = { 6, 0, 2 }, .npriorities = 3, .auto_thresholds = 1,
+	.idle_timeout_ms = 2500, .gc_interval_ms = 2500, .max_flows = 131072,
+};
+
+static void bands(void)
+{
+	struct config c = learnt, d;
+	uint64_t from, to;
+	bool bounded;
+
+	/* band b: bytes sent before the packet in [thresholds[b-1], thresholds[b]) */
+	CHECK(config_band_range(&c, 0, &from, &to, &bounded) == 0 && from == 0 && to == 16384 && bounded);
+	CHECK(config_band_range(&c, 1, &from, &to, &bounded) == 0 && from == 16384 && to == 131072 && bounded);
+	CHECK(config_band_range(&c, 2, &from, &to, &bounded) == 0 && from == 131072 && !bounded);
+	CHECK(config_band_range(&c, 3, &from, &to, &bounded) == -1);
+	CHECK(config_band_priority(&c, 0) == 6 && config_band_priority(&c, 1) == 0 &&
+	      config_band_priority(&c, 2) == 2);
+	/* classid steering: major:(band+1), whatever the priorities say */
+	c.classid_major = 0x10;
+	CHECK(config_band_priority(&c, 0) == 0x100001 && config_band_priority(&c, 2) == 0x100003);
+	/* configurations read before and after the counters must agree */
+	d = c;
+	CHECK(config_same_bands(&c, &d));
+	d.thresholds[1]++;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.nthresholds = 1;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.classid_major = 0;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.priorities[2] = 1;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.idle_timeout_ms = 1000;	/* not about bands */
+	CHECK(config_same_bands(&c, &d));
+}
+
+/* What stats prints as text for s under c, in buf. */
+static void stats_text(const struct stats *s, const struct config *c, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	print_init(false, false, f);
+	stats_print(s, c);
+	print_finish();
+	fclose(f);
+}
+
+static void stats_output(void)
+{
+	struct stats s = counters();
+	struct config c = learnt;
+	char text[4096];
+
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "band  priority  from       to                packets              bytes\n") != NULL);
+	CHECK(strstr(text, "\n0     6         0b         16Kb                  100             100000\n") != NULL);
+	CHECK(strstr(text, "\n1     0         16Kb       128Kb                 200             200000\n") != NULL);
+	CHECK(strstr(text, "\n2     2         128Kb      -                     300             300000\n") != NULL);
+	CHECK(strstr(text, "flows 12 of max 131072  host 40 of max 524288\n") != NULL);
+	c.classid_major = 0x10;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "\n2     10:3      128Kb      -") != NULL);
+	/* a band the configuration does not have (it changed in between) */
+	c = learnt;
+	c.nthresholds = 1;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "\n2     ?         ?          ?                     300") != NULL);
+	if (!strstr(text, "\n2     ?"))
+		printf("# stats printed:\n%s", text);
+}
+
 static struct config learning;
+static void write_stats(void)
+{
+	struct stats s = counters();
+
+	stats_print(&s, &learnt);
+}
+
+static void write_stats_classid(void)
+{
+	struct stats s = counters();
+	struct config c = learnt;
+
+	c.classid_major = 0x10;
+	stats_print(&s, &c);
+}
+
 static void write_show_defaults(void) { config_print(&defaults, false); }
 static void write_show_auto(void) { learning = defaults; learning.auto_thresholds = 1; config_print(&learning, false); }
 static void write_show_busy(void) { config_print(&busy, false); }
@@ -540,6 +655,8 @@ static void json_output(void)
 	check_json("show-busy", write_show_busy);
 	check_json("show-auto", write_show_auto);
 	check_json("empty-array", write_empty_array);
+	check_json("stats", write_stats);
+	check_json("stats-classid", write_stats_classid);
 }
 
 static void version(void)
@@ -557,6 +674,8 @@ int main(void)
 	apply_file();
 	round_trip();
 	auto_round_trip();
+	bands();
+	stats_output();
 	json_output();
 	version();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
