@@ -33,7 +33,8 @@ static const struct {
 	{ "set-thresholds", cmd_set_thresholds, "set the byte thresholds: T1 [T2 ...] [priorities P0,P1,... | classid MAJOR:]" },
 	{ "set", cmd_set, "change settings: KEY VALUE [KEY VALUE ...]" },
 	{ "save", cmd_save, "print the configuration as an apply file" },
-	{ "apply", cmd_apply, "apply a saved configuration: FILE or -" },
+	{ "apply", cmd_apply, "apply a saved configuration: FILE or -; other keys are kept" },
+	{ "setconf", cmd_setconf, "set the configuration to FILE (or -): other keys back to the module's defaults" },
 	{ "help", NULL, "this text" },
 };
 

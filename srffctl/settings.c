@@ -154,10 +154,11 @@ int config_set_key(struct config *c, const char *key, const char *v,
 /*
  * An apply file: one "KEY VALUE" per line, "thresholds T1 T2 ..." taking
  * several; blank lines and # comments are skipped. The whole file is read
- * before anything is sent, and the first error names FILE:LINE.
+ * before anything is sent, and the first error names FILE:LINE. Only
+ * setconf takes a file without settings (everything back to defaults).
  */
-int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
-		      size_t errlen)
+int config_parse_file(FILE *f, const char *name, struct config *c,
+		      bool allow_empty, char *err, size_t errlen)
 {
 	char line[4096], msg[256];
 	unsigned int lineno = 0;
@@ -193,7 +194,7 @@ int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
 	}
 	if (ferror(f))
 		return errf(err, errlen, "%s: %s", name, strerror(errno));
-	if (!c->has)
+	if (!c->has && !allow_empty)
 		return errf(err, errlen, "%s: no settings", name);
 	return 0;
 }

@@ -7,7 +7,9 @@
  *   settings.c KEY VALUE settings, apply files, printing a configuration
  *              (pure; unit-tested natively)
  *   print.c    one print path for text and JSON (iproute2 style)
- *   config.c   show, set, set-thresholds, save, apply
+ *   config.c   show, set, set-thresholds, save, apply, setconf
+ *   defaults.c setconf's defaults: the module parameters in sysfs
+ *              (unit-tested natively)
  *   stats.c    stats: the counters and the configuration they go with
  *   stats_print.c  stats, printed: per band its priority and byte range
  *              (pure; unit-tested natively)
@@ -88,7 +90,7 @@ int config_set_thresholds(struct config *c, char **args, int n,
 			  char *err, size_t errlen);
 /* Parse an apply file; errors name FILE:LINE. */
 int config_parse_file(FILE *f, const char *name, struct config *c,
-		      char *err, size_t errlen);
+		      bool allow_empty, char *err, size_t errlen);
 /* Through print.c: KEY VALUE lines with units (show), exact values for an
  * apply file (save), or the JSON object of docs/interfaces.md.
  */
@@ -109,6 +111,30 @@ int config_band_range(const struct config *c, unsigned int band,
 		      uint64_t *from, uint64_t *to, bool *bounded);
 bool config_same_bands(const struct config *a, const struct config *b);
 void stats_print(const struct stats *s, const struct config *c);
+
+/* ---- defaults.c ---- */
+/* The module parameters in sysfs: what every namespace starts with. */
+#define SRFF_PARAMS_DIR "/sys/module/srff/parameters"
+struct params {
+	uint64_t thresholds[LIST_MAX];
+	unsigned int nthresholds;		/* 0: not given, learnt */
+	int auto_thresholds;			/* -1: not given */
+	uint32_t priorities[LIST_MAX];
+	unsigned int npriorities;
+	uint16_t classid_major;
+	uint32_t max_flows;			/* 0: from RAM */
+	uint32_t idle_timeout_ms, gc_interval_ms, idle_reset_ms;
+	uint32_t untracked_priority;
+	uint8_t udp_policy, app_priority;
+	uint16_t top_ports[LIST_MAX];
+	unsigned int ntop_ports;
+};
+/* Read them from dir; 0, or -1 with a message in err (errno kept). */
+int params_read(const char *dir, struct params *p, char *err, size_t errlen);
+uint32_t default_max_flows(uint64_t ram);
+/* setconf: file's settings over the defaults p, every key set in c. */
+void config_setconf(const struct config *file, const struct params *p,
+		    uint64_t ram, struct config *c);
 
 /* ---- print.c ---- */
 enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };
@@ -146,6 +172,7 @@ int cmd_set(int argc, char **argv);
 int cmd_set_thresholds(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_setconf(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
 int cmd_flush(int argc, char **argv);

@@ -321,7 +321,7 @@ static int parse_string(const char *text, struct config *c, char *err, size_t le
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = config_parse_file(f, "cfg", c, err, len);
+	ret = config_parse_file(f, "cfg", c, false, err, len);
 	fclose(f);
 	return ret;
 }
@@ -369,7 +369,7 @@ static int print_and_parse(const struct config *c, bool exact, struct config *ba
 	fclose(f);
 	f = string_file(text);
 	memset(back, 0, sizeof(*back));
-	ret = config_parse_file(f, "saved", back, err, sizeof(err));
+	ret = config_parse_file(f, "saved", back, false, err, sizeof(err));
 	fclose(f);
 	if (ret)
 		printf("# %s\n", err);
@@ -442,6 +442,184 @@ static void round_trip(void)
 	CHECK(strstr(text, "thresholds 1500b 20000b 1000000b 4Mb 1501b\n") && strstr(text, "idle-timeout 1m\n"));
 	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
 	      same_config(&defaults, &back));
+}
+
+/* A made-up /sys/module/srff/parameters: name=value pairs, as the kernel
+ * prints them (a newline after each value; an array without values is
+ * empty, not even a newline).
+ */
+static void make_params(const char *dir, const char *const *kv)
+{
+	char path[512];
+
+	for (; *kv; kv += 2) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, kv[0]);
+		f = fopen(path, "w");
+		fputs(kv[1], f);
+		fclose(f);
+	}
+}
+
+static void clean_params(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static const char *const stock_params[] = {
+	"thresholds", "", "auto_thresholds", "-1\n", "auto_min_flows", "1000\n",
+	"priorities", "6,0,2\n", "classid_major", "0\n", "max_flows", "0\n",
+	"max_flows_total", "0\n", "hash_buckets", "0\n",
+	"idle_timeout_ms", "2500\n", "gc_interval_ms", "2500\n", "idle_reset_ms", "100\n",
+	"untracked_priority", "0\n", "udp_policy", "track\n", "app_priority", "override\n",
+	"top_ports", "", NULL,
+};
+
+/* setconf of text over the parameters in dir, into c. */
+static int setconf_string(const char *dir, const char *text, struct config *c)
+{
+	struct config file;
+	struct params p;
+	char err[256];
+	FILE *f = string_file(text);
+	int ret;
+
+	memset(&file, 0, sizeof(file));
+	ret = config_parse_file(f, "cfg", &file, true, err, sizeof(err));
+	fclose(f);
+	if (!ret)
+		ret = params_read(dir, &p, err, sizeof(err));
+	if (ret) {
+		printf("# %s\n", err);
+		return ret;
+	}
+	config_setconf(&file, &p, 8ULL << 30, c);
+	return 0;
+}
+
+#define ALL_KEYS (CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT | \
+		  CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS | CF_UNTRACKED | \
+		  CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO)
+
+static void setconf(void)
+{
+	char dir[] = "/tmp/srffctl-params-XXXXXX", text[4096], err[256];
+	struct config c, back;
+	struct params p;
+
+	/* the default from RAM when max_flows is 0 (srff_nf/config.c) */
+	CHECK(default_max_flows(8ULL << 30) == 131072);
+	CHECK(default_max_flows(1ULL << 30) == 16384);
+	CHECK(default_max_flows(100ULL << 20) == 4096);
+	CHECK(default_max_flows(1ULL << 40) == 1048576);
+	CHECK(default_max_flows(0) == 4096);
+
+	/* A module loaded without parameters */
+	CHECK(mkdtemp(dir) != NULL);
+	make_params(dir, stock_params);
+	CHECK(params_read(dir, &p, err, sizeof(err)) == 0 && p.nthresholds == 0 &&
+	      p.auto_thresholds == -1 && p.npriorities == 3 && p.priorities[0] == 6 &&
+	      p.max_flows == 0 && p.idle_reset_ms == 100 && p.ntop_ports == 0 &&
+	      p.udp_policy == SRFF_UDP_TRACK && p.app_priority == SRFF_APP_PRIO_OVERRIDE);
+	/* one key named: every other one is sent, at its default */
+	CHECK(setconf_string(dir, "udp top\n", &c) == 0 && c.has == ALL_KEYS &&
+	      c.udp_policy == SRFF_UDP_TOP && c.nthresholds == 2 && c.thresholds[0] == 16384 &&
+	      c.thresholds[1] == 131072 && c.auto_thresholds == 1 && c.npriorities == 3 &&
+	      c.priorities[2] == 2 && c.classid_major == 0 && c.idle_timeout_ms == 2500 &&
+	      c.gc_interval_ms == 2500 && c.idle_reset_ms == 100 && c.max_flows == 131072 &&
+	      c.untracked_priority == 0 && c.app_priority == SRFF_APP_PRIO_OVERRIDE &&
+	      c.ntop_ports == 0);
+	/* an empty file: everything back to the defaults */
+	CHECK(setconf_string(dir, "# nothing\n", &c) == 0 && c.has == ALL_KEYS &&
+	      c.udp_policy == SRFF_UDP_TRACK && c.auto_thresholds == 1 && c.nthresholds == 2);
+	/* five bands: learning starts from 4 thresholds, as at load time */
+	CHECK(setconf_string(dir, "priorities 6,0,1,2,3\n", &c) == 0 && c.nthresholds == 4 &&
+	      c.thresholds[2] == 1048576 && c.thresholds[3] == 8388608 && c.auto_thresholds == 1);
+	CHECK(setconf_string(dir, "thresholds auto\npriorities 6,0,1,2\n", &c) == 0 &&
+	      c.nthresholds == 3 && c.auto_thresholds == 1);
+	/* class-id steering: 3 bands */
+	CHECK(setconf_string(dir, "classid 10:\n", &c) == 0 && c.classid_major == 0x10 &&
+	      c.nthresholds == 2 && c.auto_thresholds == 1);
+	/* thresholds given: fixed */
+	CHECK(setconf_string(dir, "thresholds 1500 5000\ntop-ports 22\n", &c) == 0 &&
+	      c.nthresholds == 2 && c.thresholds[1] == 5000 && c.auto_thresholds == 0 &&
+	      c.ntop_ports == 1 && c.top_ports[0] == 22);
+	/* what save writes, setconf restores as it was */
+	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0);
+	CHECK(setconf_string(dir, text, &c) == 0 && same_config(&busy, &c) &&
+	      c.auto_thresholds == 0);
+
+	/* A module loaded with parameters */
+	{
+		static const char *const given[] = {
+			"thresholds", "1500,5000\n", "max_flows", "5000\n", "top_ports", "21,22\n",
+			"udp_policy", "ignore\n", "untracked_priority", "1048577\n",
+			"app_priority", "keep\n", "idle_reset_ms", "0\n", NULL,
+		};
+
+		make_params(dir, given);
+	}
+	CHECK(params_read(dir, &p, err, sizeof(err)) == 0 && p.nthresholds == 2 &&
+	      p.thresholds[1] == 5000 && p.ntop_ports == 2 && p.top_ports[1] == 22);
+	CHECK(setconf_string(dir, "", &c) == 0 && c.nthresholds == 2 && c.thresholds[0] == 1500 &&
+	      c.auto_thresholds == 0 && c.max_flows == 5000 && c.ntop_ports == 2 &&
+	      c.udp_policy == SRFF_UDP_IGNORE && c.untracked_priority == 0x100001 &&
+	      c.app_priority == SRFF_APP_PRIO_KEEP && c.idle_reset_ms == 0);
+	/* learn, from the module's thresholds while the bands fit */
+	CHECK(setconf_string(dir, "thresholds auto\n", &c) == 0 && c.nthresholds == 2 &&
+	      c.thresholds[0] == 1500 && c.auto_thresholds == 1);
+	CHECK(setconf_string(dir, "thresholds auto\npriorities 6,0,1,2\n", &c) == 0 &&
+	      c.nthresholds == 3 && c.thresholds[0] == 16384 && c.auto_thresholds == 1);
+	/* fixed ones that do not fit the new priorities: the kernel refuses */
+	CHECK(setconf_string(dir, "priorities 6,0,1,2\n", &c) == 0 && c.nthresholds == 2 &&
+	      c.npriorities == 4 && c.auto_thresholds == 0);
+	/* the file wins over every parameter */
+	CHECK(setconf_string(dir, "max-flows 100\ntop-ports none\nudp track\n", &c) == 0 &&
+	      c.max_flows == 100 && c.ntop_ports == 0 && c.udp_policy == SRFF_UDP_TRACK);
+	{
+		static const char *const learning_given[] = { "auto_thresholds", "1\n", NULL };
+
+		make_params(dir, learning_given);
+		CHECK(setconf_string(dir, "", &c) == 0 && c.thresholds[0] == 1500 &&
+		      c.auto_thresholds == 1);
+	}
+	{
+		static const char *const fixed_default[] = {
+			"thresholds", "", "auto_thresholds", "0\n", NULL,
+		};
+
+		make_params(dir, fixed_default);
+		CHECK(setconf_string(dir, "", &c) == 0 && c.thresholds[0] == 16384 &&
+		      c.auto_thresholds == 0);
+	}
+
+	/* What cannot be read is named */
+	{
+		static const struct { const char *name, *value; } bad[] = {
+			{ "udp_policy", "sometimes\n" }, { "thresholds", "1500,,5000\n" },
+			{ "priorities", "6,0,\n" }, { "top_ports", "65536\n" },
+			{ "auto_thresholds", "2\n" }, { "thresholds", "1k\n" },
+			{ "classid_major", "65536\n" }, { "max_flows", "-1\n" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			const char *kv[] = { bad[i].name, bad[i].value, NULL };
+
+			make_params(dir, stock_params);
+			make_params(dir, kv);
+			CHECK(params_read(dir, &p, err, sizeof(err)) == -1 && strstr(err, bad[i].name));
+		}
+		make_params(dir, stock_params);
+		snprintf(text, sizeof(text), "%s/app_priority", dir);
+		unlink(text);
+		CHECK(params_read(dir, &p, err, sizeof(err)) == -1 && strstr(err, "app_priority") &&
+		      strstr(err, "No such file"));
+	}
+	clean_params(dir);
 }
 
 /* Run tests/check_json.py MODE on what write() printed, compact and pretty. */
@@ -674,6 +852,7 @@ int main(void)
 	apply_file();
 	round_trip();
 	auto_round_trip();
+	setconf();
 	bands();
 	stats_output();
 	json_output();
