@@ -842,6 +842,25 @@ static void version(void)
 	run_tap("sh " TESTS_DIR "/check_version.sh " TESTS_DIR "/../.. '" SRFF_VERSION "'");
 }
 
+/* The completion offers the keys and values srffctl takes. */
+static void completion(void)
+{
+	char cmd[2048];
+	size_t len = 0;
+
+	len += snprintf(cmd + len, sizeof(cmd) - len, "SRFF_KEYS='");
+	for (int i = 0; config_keys[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", config_keys[i]);
+	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_UDP='");
+	for (int i = 0; udp_policy_names[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", udp_policy_names[i]);
+	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_APP='");
+	for (int i = 0; app_prio_names[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", app_prio_names[i]);
+	snprintf(cmd + len, sizeof(cmd) - len, "' bash %s/check_completion.sh", TESTS_DIR);
+	run_tap(cmd);
+}
+
 int main(void)
 {
 	sizes();
@@ -857,6 +876,7 @@ int main(void)
 	stats_output();
 	json_output();
 	version();
+	completion();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
