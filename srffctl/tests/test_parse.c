@@ -861,6 +861,33 @@ static void completion(void)
 	run_tap(cmd);
 }
 
+/* What write() prints as JSON, in a new file at path (a mkstemp pattern). */
+static void write_json_file(char *path, void (*write)(void))
+{
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	print_init(true, false, f);
+	write();
+	print_finish();
+	fclose(f);
+}
+
+/* contrib/srff-prometheus on canned JSON and on what stats -j prints. */
+static void prometheus(void)
+{
+	char plain[] = "/tmp/srffctl-stats-XXXXXX", classid[] = "/tmp/srffctl-stats-XXXXXX";
+	char cmd[512];
+
+	write_json_file(plain, write_stats);
+	write_json_file(classid, write_stats_classid);
+	snprintf(cmd, sizeof(cmd), "%s %s/check_prometheus.py %s %s", PYTHON, TESTS_DIR,
+		 plain, classid);
+	run_tap(cmd);
+	unlink(plain);
+	unlink(classid);
+}
+
 int main(void)
 {
 	sizes();
@@ -877,6 +904,7 @@ int main(void)
 	json_output();
 	version();
 	completion();
+	prometheus();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
