@@ -9,12 +9,12 @@
 # Prints "ok - ..." or "not ok - ..." per check.
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../completion/srffctl
+# shellcheck source-path=SCRIPTDIR source=../completion/srffctl
 . "$here/../completion/srffctl"
 
-SRFF_COMMANDS=$(sed -n 's/^\t{ "\([a-z-]*\)", [a-z_A-Z]*, ".*/\1/p' "$here/../main.c")
-[ "$(echo "$SRFF_COMMANDS" | wc -w)" -ge 10 ] && echo "ok - main.c lists $(echo $SRFF_COMMANDS)" ||
-	echo "not ok - cannot read the commands from main.c: '$SRFF_COMMANDS'"
+SRFF_COMMANDS=$(sed -n 's/^\t{ "\([a-z-]*\)", [a-z_A-Z]*, ".*/\1/p' "$here/../main.c" | tr '\n' ' ')
+if [ "$(echo "$SRFF_COMMANDS" | wc -w)" -ge 10 ]; then echo "ok - main.c lists $SRFF_COMMANDS"
+else echo "not ok - cannot read the commands from main.c: '$SRFF_COMMANDS'"; fi
 
 # `ip netns list` as ip prints it: "NAME" or "NAME (id: N)".
 ip() { [ "$*" = "netns list" ] && printf 'blue (id: 0)\nred\nweb (id: 3)\n'; }
