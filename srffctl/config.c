@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * show, set, set-thresholds, save, apply. A change is always one
+ * show, set, set-thresholds, save, apply, setconf. A change is always one
  * SET_CONFIG request carrying only what was given: the kernel checks the
  * result whole and swaps it in atomically, or changes nothing. Parsing and
  * printing of settings live in settings.c.
@@ -8,6 +8,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/sysinfo.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
@@ -158,27 +160,74 @@ int cmd_set_thresholds(int argc, char **argv)
 	return send_config(&c);
 }
 
-int cmd_apply(int argc, char **argv)
+/* Read FILE (or - for standard input) as an apply file into c: 0, or an
+ * exit code with the message printed.
+ */
+static int read_file(const char *cmd, int argc, char **argv, struct config *c,
+		     bool allow_empty)
 {
-	struct config c = { 0 };
+	const char *name;
 	char err[512];
 	FILE *f;
 	int ret;
 
 	if (argc != 2)
-		usage_error("apply needs a FILE (or - for standard input)");
+		usage_error("%s needs a FILE (or - for standard input)", cmd);
+	name = strcmp(argv[1], "-") ? argv[1] : "<stdin>";
 	f = strcmp(argv[1], "-") ? fopen(argv[1], "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[1], strerror(errno));
 		return EXIT_ERROR;
 	}
-	ret = config_parse_file(f, strcmp(argv[1], "-") ? argv[1] : "<stdin>", &c,
-				err, sizeof(err));
+	memset(c, 0, sizeof(*c));
+	ret = config_parse_file(f, name, c, allow_empty, err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* apply merges: keys not in the file stay as they are. */
+int cmd_apply(int argc, char **argv)
+{
+	struct config c;
+	int ret = read_file("apply", argc, argv, &c, false);
+
+	return ret ? ret : send_config(&c);
+}
+
+/*
+ * setconf replaces, as wg setconf does: keys not in the file go back to
+ * the module's load-time defaults (its parameters in sysfs), all of it in
+ * one SET_CONFIG that carries every key, so nothing of the old
+ * configuration survives and nothing changes if the kernel refuses.
+ */
+int cmd_setconf(int argc, char **argv)
+{
+	struct config file, c;
+	struct params p;
+	struct sysinfo si;
+	char err[512];
+	int ret = read_file("setconf", argc, argv, &file, true);
+
+	if (ret)
+		return ret;
+	if (access(SRFF_PARAMS_DIR, F_OK)) {
+		fprintf(stderr, "%s: srff: kernel module not loaded (no %s)\n",
+			prog, SRFF_PARAMS_DIR);
+		return EXIT_NOMODULE;
+	}
+	if (params_read(SRFF_PARAMS_DIR, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s: setconf: the module's defaults: %s\n", prog, err);
+		return EXIT_ERROR;
+	}
+	if (sysinfo(&si)) {
+		fprintf(stderr, "%s: sysinfo: %s\n", prog, strerror(errno));
+		return EXIT_ERROR;
+	}
+	config_setconf(&file, &p, (uint64_t)si.totalram * si.mem_unit, &c);
 	return send_config(&c);
 }

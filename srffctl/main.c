@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include "srffctl.h"
+#include "version.h"
 
 const char *prog = "srffctl";
+static char show_cmd[] = "show";
+static char *show_argv[] = { show_cmd, NULL };
 
 static const struct {
 	const char *name;
@@ -30,23 +33,35 @@ static const struct {
 	{ "set-thresholds", cmd_set_thresholds, "set the byte thresholds: T1 [T2 ...] [priorities P0,P1,... | classid MAJOR:]" },
 	{ "set", cmd_set, "change settings: KEY VALUE [KEY VALUE ...]" },
 	{ "save", cmd_save, "print the configuration as an apply file" },
-	{ "apply", cmd_apply, "apply a saved configuration: FILE or -" },
+	{ "apply", cmd_apply, "apply a saved configuration: FILE or -; other keys are kept" },
+	{ "setconf", cmd_setconf, "set the configuration to FILE (or -): other keys back to the module's defaults" },
 	{ "help", NULL, "this text" },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: %s [-n NETNS] [-j [-p]] COMMAND [ARGS]\n\n", prog);
+	fprintf(f, "Usage: %s [-n NETNS] [-j [-p]] [COMMAND [ARGS]]\n"
+		   "With no COMMAND, show the configuration.\n\n", prog);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nset keys: thresholds T1,T2,... | priorities P0,P1,... | classid MAJOR:|none | idle-timeout DUR |\n"
 		   "  gc-interval DUR | max-flows N | udp track|top|ignore | top-ports P,P,...|none |\n"
 		   "  untracked-priority P | app-priority keep|override | idle-reset DUR|off\n"
-		   "Sizes: 1500, 1.5k, 5M (k, M, G = 1000^n), 4Mi (Ki, Mi, Gi = 1024^n).\n"
+		   "Sizes as tc reads them: 1500, 16k, 1.5m, 4Mb (k/kb, m/mb, g/gb = 1024^n, any case;\n"
+		   "  Ki, Mi, Gi too); shown as tc shows them: 1500b, 16Kb, 4Mb.\n"
 		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms).\n"
 		   "Options: -n NETNS the named network namespace (ip netns; or a path such as\n"
 		   "  /proc/PID/ns/net), -j JSON, -p pretty JSON, -V version.\n"
 		   "Exit: 0 ok, 1 rejected by the kernel, 2 usage, 3 not permitted, 4 srff not loaded.\n");
+}
+
+/* The release (dkms.conf's PACKAGE_VERSION, and the commit a checkout was
+ * built from), as the Makefile writes it to version.h.
+ */
+static void print_version(void)
+{
+	printf("srffctl %s, for the srff generic netlink family version %d\n",
+	       SRFF_VERSION, SRFF_GENL_VERSION);
 }
 
 void usage_error(const char *fmt, ...)
@@ -117,7 +132,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(o, "--version")) {
-			printf("srffctl, for the srff generic netlink family version %d\n", SRFF_GENL_VERSION);
+			print_version();
 			return EXIT_OK;
 		} else if (o[1] != '-') {
 			for (const char *c = o + 1; *c; c++) {	/* -j -p, or -jp */
@@ -129,8 +144,7 @@ int main(int argc, char **argv)
 					usage(stdout);
 					return EXIT_OK;
 				} else if (*c == 'V') {
-					printf("srffctl, for the srff generic netlink family version %d\n",
-					       SRFF_GENL_VERSION);
+					print_version();
 					return EXIT_OK;
 				} else
 					usage_error("unknown option '%s'", o);
@@ -141,8 +155,12 @@ int main(int argc, char **argv)
 	}
 	if (pretty)
 		json = true;
-	if (i == argc)
-		usage_error("no command given");
+	/* No command: the configuration, as wg alone shows its own. */
+	if (i == argc) {
+		argc = 1;
+		argv = show_argv;
+		i = 0;
+	}
 
 	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
 		if (strcmp(argv[i], commands[c].name))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsing and formatting of srffctl's values: sizes (1.5k, 5M, 4Mi),
+ * Parsing and formatting of srffctl's values: sizes (16k, 1.5m, 4Mb: tc's),
  * durations (2500ms, 2.5s, 1m), lists, class ids, protocols. No I/O, no
  * netlink: unit-tested natively by tests/test_parse.c. Only the form is
  * checked here; semantic checks (ascending thresholds, ranges) are the
@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <netinet/in.h>
 
 #include "srffctl.h"
@@ -76,23 +77,26 @@ static const char *number_end(const char *s)
 	return s;
 }
 
+/*
+ * Sizes as tc reads them (iproute2's get_size()): a bare number or "b" is
+ * bytes; k or kb is 1024, m or mb 1024^2, g or gb 1024^3, in either case
+ * (tc's "Kb" is 1024 bytes, not kilobits). The binary Ki, Mi, Gi (KiB, ...)
+ * of earlier srffctl mean the same, and t/Ti 1024^4. Unlike tc, the result
+ * must be whole bytes: 1.5k is 1536, 1.1k is refused.
+ */
 int parse_size(const char *s, uint64_t *out)
 {
 	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "", 1 }, { "b", 1 }, { "B", 1 },
-		{ "k", 1000 }, { "K", 1000 }, { "kB", 1000 },
-		{ "M", 1000000 }, { "MB", 1000000 },
-		{ "G", 1000000000 }, { "GB", 1000000000 },
-		{ "T", 1000000000000ULL },
-		{ "Ki", 1ULL << 10 }, { "KiB", 1ULL << 10 },
-		{ "Mi", 1ULL << 20 }, { "MiB", 1ULL << 20 },
-		{ "Gi", 1ULL << 30 }, { "GiB", 1ULL << 30 },
-		{ "Ti", 1ULL << 40 },
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1ULL << 10 }, { "kb", 1ULL << 10 }, { "ki", 1ULL << 10 }, { "kib", 1ULL << 10 },
+		{ "m", 1ULL << 20 }, { "mb", 1ULL << 20 }, { "mi", 1ULL << 20 }, { "mib", 1ULL << 20 },
+		{ "g", 1ULL << 30 }, { "gb", 1ULL << 30 }, { "gi", 1ULL << 30 }, { "gib", 1ULL << 30 },
+		{ "t", 1ULL << 40 }, { "tb", 1ULL << 40 }, { "ti", 1ULL << 40 }, { "tib", 1ULL << 40 },
 	};
 	const char *e = number_end(s);
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(e, units[i].unit))
+		if (!strcasecmp(e, units[i].unit))
 			return scaled(s, units[i].mult, e, out);
 	return -1;
 }
@@ -263,34 +267,26 @@ const char *fmt_priority(uint32_t p, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A size as tc prints it (sprint_size(): 1500b, 16Kb, 4Mb), in the largest
+ * unit the value is a whole multiple of, so that it is exact where tc would
+ * round: 1536b, not 2Kb. What it prints, parse_size() reads back.
+ */
 const char *fmt_size(uint64_t v, char *buf, size_t len)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "Ti", 1ULL << 40 }, { "T", 1000000000000ULL },
-		{ "Gi", 1ULL << 30 }, { "G", 1000000000 },
-		{ "Mi", 1ULL << 20 }, { "M", 1000000 },
-		{ "Ki", 1ULL << 10 }, { "k", 1000 },
+	static const struct { const char *unit; unsigned int shift; } units[] = {
+		{ "Gb", 30 }, { "Mb", 20 }, { "Kb", 10 },
 	};
 
-	/* The largest unit the value is a multiple of to two decimals
-	 * (1.5k, 1.25M, 4Mi); anything else (1501) is shown exactly.
-	 */
 	for (size_t i = 0; v && i < sizeof(units) / sizeof(units[0]); i++) {
-		uint64_t m = units[i].mult;
+		uint64_t m = 1ULL << units[i].shift;
 
-		if (v >= m && v <= UINT64_MAX / 100 && (v * 100) % m == 0) {
-			uint64_t ip = v / m, fr = (v % m) * 100 / m;
-
-			if (!fr)
-				snprintf(buf, len, "%" PRIu64 "%s", ip, units[i].unit);
-			else if (fr % 10 == 0)
-				snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%s", ip, fr / 10, units[i].unit);
-			else
-				snprintf(buf, len, "%" PRIu64 ".%02" PRIu64 "%s", ip, fr, units[i].unit);
+		if (v % m == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", v / m, units[i].unit);
 			return buf;
 		}
 	}
-	snprintf(buf, len, "%" PRIu64, v);
+	snprintf(buf, len, "%" PRIu64 "b", v);
 	return buf;
 }
 

@@ -192,3 +192,21 @@ void print_text(const char *fmt, ...)
 	vfprintf(P.out, fmt, ap);
 	va_end(ap);
 }
+
+/*
+ * A priority as tc writes class ids: a plain priority (0-15) is a number,
+ * a class id MAJOR:MINOR the string "10:3" in JSON; text gets fmt_priority()'s
+ * form through fmt (a %s format) either way.
+ */
+void print_priority(enum output_type t, const char *key, const char *fmt, uint32_t p)
+{
+	char b[16];
+
+	fmt_priority(p, b, sizeof(b));
+	if (p >> 16)
+		print_string(t, key, fmt, b);
+	else {
+		print_uint(t & PRINT_JSON, key, NULL, p);
+		print_string(t & PRINT_FP, NULL, fmt, b);
+	}
+}

@@ -27,8 +27,8 @@ static int errf(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* Sizes as separate arguments (set-thresholds 1.5k 5M, apply files), each
- * of which may also be a comma list (set thresholds 1.5k,5M); or "auto":
+/* Sizes as separate arguments (set-thresholds 16k 1m, apply files), each
+ * of which may also be a comma list (set thresholds 16k,1m); or "auto":
  * the kernel learns them, keeping their number (set thresholds auto).
  */
 int config_set_thresholds(struct config *c, char **args, int n, char *err,
@@ -59,7 +59,7 @@ int config_set_thresholds(struct config *c, char **args, int n, char *err,
 			memcpy(elem, s, len);
 			elem[len] = '\0';
 			if (parse_size(elem, &c->thresholds[count]))
-				return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 1.5k, 5M, 4Mi)", elem);
+				return errf(err, errlen, "thresholds: '%s' is not a size (e.g. 1500, 16k, 1.5m, 4Mb)", elem);
 			count++;
 			if (!s[len])
 				break;
@@ -115,7 +115,7 @@ int config_set_key(struct config *c, const char *key, const char *v,
 		uint64_t n;
 
 		if (parse_size(v, &n) || n > UINT32_MAX)
-			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1Mi)", v);
+			return errf(err, errlen, "max-flows: '%s' is not a count (e.g. 100000, 1m)", v);
 		c->max_flows = n;
 		c->has |= CF_MAX_FLOWS;
 	} else if (!strcmp(key, "udp")) {
@@ -154,10 +154,11 @@ int config_set_key(struct config *c, const char *key, const char *v,
 /*
  * An apply file: one "KEY VALUE" per line, "thresholds T1 T2 ..." taking
  * several; blank lines and # comments are skipped. The whole file is read
- * before anything is sent, and the first error names FILE:LINE.
+ * before anything is sent, and the first error names FILE:LINE. Only
+ * setconf takes a file without settings (everything back to defaults).
  */
-int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
-		      size_t errlen)
+int config_parse_file(FILE *f, const char *name, struct config *c,
+		      bool allow_empty, char *err, size_t errlen)
 {
 	char line[4096], msg[256];
 	unsigned int lineno = 0;
@@ -193,7 +194,7 @@ int config_parse_file(FILE *f, const char *name, struct config *c, char *err,
 	}
 	if (ferror(f))
 		return errf(err, errlen, "%s: %s", name, strerror(errno));
-	if (!c->has)
+	if (!c->has && !allow_empty)
 		return errf(err, errlen, "%s: no settings", name);
 	return 0;
 }
@@ -231,19 +232,21 @@ void config_print(const struct config *c, bool exact)
 
 	print_text("priorities");
 	open_json_array(PRINT_JSON, "priorities");
-	for (i = 0; i < c->npriorities; i++) {
-		print_uint(PRINT_JSON, NULL, NULL, c->priorities[i]);
-		print_string(PRINT_FP, NULL, i ? ",%s" : " %s",
-			     fmt_priority(c->priorities[i], b, sizeof(b)));
-	}
+	for (i = 0; i < c->npriorities; i++)
+		print_priority(PRINT_ANY, NULL, i ? ",%s" : " %s", c->priorities[i]);
 	close_json_array(PRINT_JSON, NULL);
 	print_text("\n");
 
+	/* JSON: "10:" as tc writes a qdisc handle, or null; classid_major is
+	 * the same as a number, for scripts written before.
+	 */
+	if (c->classid_major) {
+		snprintf(b, sizeof(b), "%x:", c->classid_major);
+		print_string(PRINT_ANY, "classid", "classid %s\n", b);
+	} else {
+		print_null(PRINT_ANY, "classid", "classid %s\n", "none");
+	}
 	print_uint(PRINT_JSON, "classid_major", NULL, c->classid_major);
-	if (c->classid_major)
-		print_uint(PRINT_FP, NULL, "classid %" PRIx64 ":\n", c->classid_major);
-	else
-		print_text("classid none\n");
 
 	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
 	print_string(PRINT_FP, NULL, "idle-timeout %s\n", dur(c->idle_timeout_ms, b, sizeof(b)));
@@ -262,9 +265,8 @@ void config_print(const struct config *c, bool exact)
 	close_json_array(PRINT_JSON, NULL);
 	print_text("\n");
 
-	print_uint(PRINT_JSON, "untracked_priority", NULL, c->untracked_priority);
-	print_string(PRINT_FP, NULL, "untracked-priority %s\n",
-		     fmt_priority(c->untracked_priority, b, sizeof(b)));
+	print_priority(PRINT_ANY, "untracked_priority", "untracked-priority %s\n",
+		       c->untracked_priority);
 	print_string(PRINT_ANY, "app_priority", "app-priority %s\n",
 		     c->app_priority <= SRFF_APP_PRIO_MAX ? app_prio_names[c->app_priority] : "?");
 	print_uint(PRINT_JSON, "idle_reset_ms", NULL, c->idle_reset_ms);

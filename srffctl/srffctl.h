@@ -7,8 +7,12 @@
  *   settings.c KEY VALUE settings, apply files, printing a configuration
  *              (pure; unit-tested natively)
  *   print.c    one print path for text and JSON (iproute2 style)
- *   config.c   show, set, set-thresholds, save, apply
- *   stats.c    stats
+ *   config.c   show, set, set-thresholds, save, apply, setconf
+ *   defaults.c setconf's defaults: the module parameters in sysfs
+ *              (unit-tested natively)
+ *   stats.c    stats: the counters and the configuration they go with
+ *   stats_print.c  stats, printed: per band its priority and byte range
+ *              (pure; unit-tested natively)
  *   flows.c    flows, flush
  *   sizes.c    sizes (the flow-size histogram)
  */
@@ -86,11 +90,51 @@ int config_set_thresholds(struct config *c, char **args, int n,
 			  char *err, size_t errlen);
 /* Parse an apply file; errors name FILE:LINE. */
 int config_parse_file(FILE *f, const char *name, struct config *c,
-		      char *err, size_t errlen);
+		      bool allow_empty, char *err, size_t errlen);
 /* Through print.c: KEY VALUE lines with units (show), exact values for an
  * apply file (save), or the JSON object of docs/interfaces.md.
  */
 void config_print(const struct config *c, bool exact);
+
+/* ---- stats_print.c ---- */
+struct stats {
+	uint64_t v[SRFF_STATS_A_MAX + 1];	/* counters, by attribute */
+	uint64_t band_pkts[SRFF_MAX_BANDS], band_bytes[SRFF_MAX_BANDS];
+	unsigned int nbands;
+};
+/* Band b's skb->priority, or class id major:(b + 1) under classid steering. */
+uint32_t config_band_priority(const struct config *c, unsigned int band);
+/* Band b's bytes-sent range [from, to) (*bounded false: no end); -1 if the
+ * configuration has no band b.
+ */
+int config_band_range(const struct config *c, unsigned int band,
+		      uint64_t *from, uint64_t *to, bool *bounded);
+bool config_same_bands(const struct config *a, const struct config *b);
+void stats_print(const struct stats *s, const struct config *c);
+
+/* ---- defaults.c ---- */
+/* The module parameters in sysfs: what every namespace starts with. */
+#define SRFF_PARAMS_DIR "/sys/module/srff/parameters"
+struct params {
+	uint64_t thresholds[LIST_MAX];
+	unsigned int nthresholds;		/* 0: not given, learnt */
+	int auto_thresholds;			/* -1: not given */
+	uint32_t priorities[LIST_MAX];
+	unsigned int npriorities;
+	uint16_t classid_major;
+	uint32_t max_flows;			/* 0: from RAM */
+	uint32_t idle_timeout_ms, gc_interval_ms, idle_reset_ms;
+	uint32_t untracked_priority;
+	uint8_t udp_policy, app_priority;
+	uint16_t top_ports[LIST_MAX];
+	unsigned int ntop_ports;
+};
+/* Read them from dir; 0, or -1 with a message in err (errno kept). */
+int params_read(const char *dir, struct params *p, char *err, size_t errlen);
+uint32_t default_max_flows(uint64_t ram);
+/* setconf: file's settings over the defaults p, every key set in c. */
+void config_setconf(const struct config *file, const struct params *p,
+		    uint64_t ram, struct config *c);
 
 /* ---- print.c ---- */
 enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };
@@ -106,6 +150,7 @@ void print_string(enum output_type t, const char *key, const char *fmt, const ch
 void print_bool(enum output_type t, const char *key, const char *fmt, bool v);
 void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void print_priority(enum output_type t, const char *key, const char *fmt, uint32_t p);
 void json_escape(FILE *f, const char *s);
 
 /* ---- nl.c ---- */
@@ -127,6 +172,7 @@ int cmd_set(int argc, char **argv);
 int cmd_set_thresholds(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_setconf(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
 int cmd_flush(int argc, char **argv);

@@ -5,12 +5,14 @@
  * FILE:LINE COND"; the last line is "srffctl-unit: N passed, M failed";
  * exit 1 on any failure.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 
 #include "srffctl.h"
+#include "version.h"
 
 #ifndef PYTHON
 #define PYTHON "python3"
@@ -29,34 +31,82 @@ static int passed, failed, n;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Run a script that prints "ok - WHAT" or "not ok - WHAT" per check, and
+ * count each line as a check of this suite (one summary line in the end,
+ * which tests/run adds up). A script that fails without saying "not ok",
+ * or says nothing, is one failure more.
+ */
+static void run_tap(const char *cmd)
+{
+	char line[1024];
+	int bad = 0, seen = 0, status;
+	FILE *p = popen(cmd, "r");
+
+	if (!p) {
+		CHECK(!"popen");
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		if (!strncmp(line, "ok ", 3)) {
+			n++;
+			passed++;
+			seen++;
+		} else if (!strncmp(line, "not ok ", 7)) {
+			n++;
+			failed++;
+			bad++;
+			seen++;
+			printf("not ok %d %s", n, line + 7);
+		} else {
+			fputs(line, stdout);	/* diagnostics */
+		}
+	}
+	status = pclose(p);
+	if ((status && !bad) || !seen) {
+		printf("# %s: exit status %d, %d checks\n", cmd, status, seen);
+		CHECK(!"the script finished cleanly");
+	}
+}
+
 static void sizes(void)
 {
+	/* tc's get_size(): k, m, g (kb, mb, gb; any case) are powers of 1024 */
 	static const struct { const char *s; uint64_t v; } ok[] = {
-		{ "0", 0 }, { "1500", 1500 }, { "1.5k", 1500 }, { "5M", 5000000 },
-		{ "4Mi", 4194304 }, { "1.5Ki", 1536 }, { "2G", 2000000000ULL },
+		{ "0", 0 }, { "1500", 1500 }, { "1.5k", 1536 }, { "5M", 5ULL << 20 },
+		{ "4Mi", 4194304 }, { "1.5Ki", 1536 }, { "2G", 2ULL << 30 },
 		{ "1Gi", 1ULL << 30 }, { "1GiB", 1ULL << 30 }, { "30000000", 30000000 },
-		{ "0.5k", 500 }, { "1.25M", 1250000 }, { "18446744073709551615", UINT64_MAX },
-		{ "16Ti", 16ULL << 40 }, { "1500B", 1500 }, { "2K", 2000 },
-		{ "0.001M", 1000 }, { "15Gi", 15ULL << 30 },
+		{ "0.5k", 512 }, { "1.25M", 1310720 }, { "18446744073709551615", UINT64_MAX },
+		{ "16Ti", 16ULL << 40 }, { "1500B", 1500 }, { "1500b", 1500 }, { "2K", 2048 },
+		{ "15Gi", 15ULL << 30 }, { "16k", 16384 }, { "128k", 131072 },
+		{ "16kb", 16384 }, { "16Kb", 16384 }, { "16KB", 16384 }, { "16kB", 16384 },
+		{ "1m", 1048576 }, { "1mb", 1048576 }, { "4Mb", 4194304 }, { "1gb", 1ULL << 30 },
+		{ "1Gb", 1ULL << 30 }, { "1ki", 1024 }, { "1mi", 1048576 }, { "1t", 1ULL << 40 },
+		{ "0.25k", 256 }, { "0.001953125m", 2048 },
 	};
 	static const char *const bad[] = {
 		"", "k", "-1", "+1", "1.5q", "1,5k", "1.2345k", "1.", ".5k", "1 k", " 1",
-		"1 ", "0x10", "1e3", "1.5kk", "abc", "1.5.5k", "k1", "1ki", "1mi",
+		"1 ", "0x10", "1e3", "1.5kk", "abc", "1.5.5k", "k1", "1kbit", "1mbit",
+		"1kibit", "1p", "1bb", "1Kbb",
 		/* overflow */
 		"18446744073709551616", "99999999999999999999", "20000000Ti",
-		"18446744073709551615k", "17179869184Gi", "18446744073.709551616G",
+		"18446744073709551615k", "17179869184Gi", "17179869184g",
 		/* not whole bytes */
-		"1.5", "0.3Ki", "1.0001k",
+		"1.5", "0.3Ki", "1.0001k", "1.1k", "0.001M",
 	};
 	uint64_t v;
 
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		v = 42;
 		CHECK(parse_size(ok[i].s, &v) == 0 && v == ok[i].v);
+		if (v != ok[i].v)
+			printf("# %s read as %llu\n", ok[i].s, (unsigned long long)v);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		v = 42;
 		CHECK(parse_size(bad[i], &v) == -1 && v == 42);
+		if (v != 42)
+			printf("# %s accepted as %llu\n", bad[i], (unsigned long long)v);
 	}
 }
 
@@ -143,15 +193,38 @@ static void formatting(void)
 {
 	char b[32];
 
-	CHECK(!strcmp(fmt_size(1500, b, sizeof(b)), "1.5k"));
-	CHECK(!strcmp(fmt_size(5000, b, sizeof(b)), "5k"));
-	CHECK(!strcmp(fmt_size(4194304, b, sizeof(b)), "4Mi"));
-	CHECK(!strcmp(fmt_size(5000000, b, sizeof(b)), "5M"));
-	CHECK(!strcmp(fmt_size(1250000, b, sizeof(b)), "1.25M"));
-	CHECK(!strcmp(fmt_size(1501, b, sizeof(b)), "1501"));
-	CHECK(!strcmp(fmt_size(0, b, sizeof(b)), "0"));
-	CHECK(!strcmp(fmt_size(31898736, b, sizeof(b)), "31898736"));
-	CHECK(!strcmp(fmt_size(UINT64_MAX, b, sizeof(b)), "18446744073709551615"));
+	/* tc's sprint_size() forms, exact: 1536 is not rounded to 2Kb */
+	CHECK(!strcmp(fmt_size(1500, b, sizeof(b)), "1500b"));
+	CHECK(!strcmp(fmt_size(1536, b, sizeof(b)), "1536b"));
+	CHECK(!strcmp(fmt_size(16384, b, sizeof(b)), "16Kb"));
+	CHECK(!strcmp(fmt_size(131072, b, sizeof(b)), "128Kb"));
+	CHECK(!strcmp(fmt_size(5000, b, sizeof(b)), "5000b"));
+	CHECK(!strcmp(fmt_size(4194304, b, sizeof(b)), "4Mb"));
+	CHECK(!strcmp(fmt_size(5000000, b, sizeof(b)), "5000000b"));
+	CHECK(!strcmp(fmt_size(1310720, b, sizeof(b)), "1280Kb"));
+	CHECK(!strcmp(fmt_size(1ULL << 30, b, sizeof(b)), "1Gb"));
+	CHECK(!strcmp(fmt_size(16ULL << 40, b, sizeof(b)), "16384Gb"));
+	CHECK(!strcmp(fmt_size(1501, b, sizeof(b)), "1501b"));
+	CHECK(!strcmp(fmt_size(0, b, sizeof(b)), "0b"));
+	CHECK(!strcmp(fmt_size(31898736, b, sizeof(b)), "31898736b"));
+	CHECK(!strcmp(fmt_size(UINT64_MAX, b, sizeof(b)), "18446744073709551615b"));
+	/* what tc users type comes back as they typed it (issue 14: 128k
+	 * came back as 125Ki)
+	 */
+	{
+		static const char *const typed[] = { "16k", "128k", "1m", "4m", "1g", "64k" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(typed); i++) {
+			uint64_t v, back;
+			char want[16];
+
+			snprintf(want, sizeof(want), "%.*s%cb", (int)strlen(typed[i]) - 1, typed[i],
+				 toupper((unsigned char)typed[i][strlen(typed[i]) - 1]));
+			CHECK(parse_size(typed[i], &v) == 0 &&
+			      !strcmp(fmt_size(v, b, sizeof(b)), want) &&
+			      parse_size(b, &back) == 0 && back == v);
+		}
+	}
 	CHECK(!strcmp(fmt_duration(2500, b, sizeof(b)), "2500ms"));
 	CHECK(!strcmp(fmt_duration(60000, b, sizeof(b)), "1m"));
 	CHECK(!strcmp(fmt_duration(3000, b, sizeof(b)), "3s"));
@@ -164,6 +237,7 @@ static void formatting(void)
 		uint64_t back;
 
 		CHECK(parse_size(fmt_size(v, b, sizeof(b)), &back) == 0 && back == v);
+		CHECK(parse_size(fmt_size(v << 10, b, sizeof(b)), &back) == 0 && back == v << 10);
 	}
 	for (uint64_t v = 1000; v <= 3600000 * 10ULL; v *= 10) {
 		uint32_t back;
@@ -192,7 +266,7 @@ static void settings(void)
 	CHECK(config_set_key(&c, "app-priority", "keep", err, sizeof(err)) == 0 &&
 	      c.app_priority == SRFF_APP_PRIO_KEEP);
 	CHECK(config_set_key(&c, "thresholds", "1.5k,20k", err, sizeof(err)) == 0 &&
-	      c.nthresholds == 2 && c.thresholds[0] == 1500 && c.thresholds[1] == 20000);
+	      c.nthresholds == 2 && c.thresholds[0] == 1536 && c.thresholds[1] == 20480);
 	CHECK(config_set_key(&c, "thresholds", "1.5k,,20k", err, sizeof(err)) == -1);
 	CHECK(config_set_key(&c, "classid", "none", err, sizeof(err)) == 0 &&
 	      (c.has & CF_CLASSID) && c.classid_major == 0);
@@ -211,8 +285,8 @@ static void settings(void)
 	/* set-thresholds: separate arguments, each possibly a comma list */
 	memset(&c, 0, sizeof(c));
 	CHECK(config_set_thresholds(&c, args, 3, err, sizeof(err)) == 0 && c.nthresholds == 4 &&
-	      c.thresholds[0] == 1500 && c.thresholds[1] == 5000000 &&
-	      c.thresholds[2] == 20000 && c.thresholds[3] == 1048576 && c.has == CF_THRESHOLDS);
+	      c.thresholds[0] == 1536 && c.thresholds[1] == 5242880 &&
+	      c.thresholds[2] == 20480 && c.thresholds[3] == 1048576 && c.has == CF_THRESHOLDS);
 	args[1] = bad;
 	CHECK(config_set_thresholds(&c, args, 2, err, sizeof(err)) == -1 && strstr(err, "1.5q"));
 	args[1] = empty;
@@ -247,7 +321,7 @@ static int parse_string(const char *text, struct config *c, char *err, size_t le
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = config_parse_file(f, "cfg", c, err, len);
+	ret = config_parse_file(f, "cfg", c, false, err, len);
 	fclose(f);
 	return ret;
 }
@@ -264,7 +338,7 @@ static void apply_file(void)
 	      c.has == (CF_THRESHOLDS | CF_PRIORITIES | CF_IDLE_TIMEOUT | CF_UDP));
 	/* the comma form of set is accepted in files too */
 	CHECK(parse_string("thresholds 1.5k,20k 1M\n", &c, err, sizeof(err)) == 0 &&
-	      c.nthresholds == 3 && c.thresholds[2] == 1000000);
+	      c.nthresholds == 3 && c.thresholds[2] == 1048576);
 	/* the first bad line is named, and nothing after it matters */
 	CHECK(parse_string("thresholds 1500\nudp top\nidle-timeout soon\nbogus 1\n", &c, err, sizeof(err)) == -1 &&
 	      !strncmp(err, "cfg:3: idle-timeout", 19));
@@ -295,7 +369,7 @@ static int print_and_parse(const struct config *c, bool exact, struct config *ba
 	fclose(f);
 	f = string_file(text);
 	memset(back, 0, sizeof(*back));
-	ret = config_parse_file(f, "saved", back, err, sizeof(err));
+	ret = config_parse_file(f, "saved", back, false, err, sizeof(err));
 	fclose(f);
 	if (ret)
 		printf("# %s\n", err);
@@ -365,9 +439,187 @@ static void round_trip(void)
 	      strstr(text, "priorities 6,0,1,10:2,3,4\n") && strstr(text, "top-ports 21,22,23,65535\n"));
 	/* show's human units read back too */
 	CHECK(print_and_parse(&busy, false, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
-	CHECK(strstr(text, "thresholds 1.5k 20k 1M 4Mi 1501\n") && strstr(text, "idle-timeout 1m\n"));
+	CHECK(strstr(text, "thresholds 1500b 20000b 1000000b 4Mb 1501b\n") && strstr(text, "idle-timeout 1m\n"));
 	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
 	      same_config(&defaults, &back));
+}
+
+/* A made-up /sys/module/srff/parameters: name=value pairs, as the kernel
+ * prints them (a newline after each value; an array without values is
+ * empty, not even a newline).
+ */
+static void make_params(const char *dir, const char *const *kv)
+{
+	char path[512];
+
+	for (; *kv; kv += 2) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, kv[0]);
+		f = fopen(path, "w");
+		fputs(kv[1], f);
+		fclose(f);
+	}
+}
+
+static void clean_params(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static const char *const stock_params[] = {
+	"thresholds", "", "auto_thresholds", "-1\n", "auto_min_flows", "1000\n",
+	"priorities", "6,0,2\n", "classid_major", "0\n", "max_flows", "0\n",
+	"max_flows_total", "0\n", "hash_buckets", "0\n",
+	"idle_timeout_ms", "2500\n", "gc_interval_ms", "2500\n", "idle_reset_ms", "100\n",
+	"untracked_priority", "0\n", "udp_policy", "track\n", "app_priority", "override\n",
+	"top_ports", "", NULL,
+};
+
+/* setconf of text over the parameters in dir, into c. */
+static int setconf_string(const char *dir, const char *text, struct config *c)
+{
+	struct config file;
+	struct params p;
+	char err[256];
+	FILE *f = string_file(text);
+	int ret;
+
+	memset(&file, 0, sizeof(file));
+	ret = config_parse_file(f, "cfg", &file, true, err, sizeof(err));
+	fclose(f);
+	if (!ret)
+		ret = params_read(dir, &p, err, sizeof(err));
+	if (ret) {
+		printf("# %s\n", err);
+		return ret;
+	}
+	config_setconf(&file, &p, 8ULL << 30, c);
+	return 0;
+}
+
+#define ALL_KEYS (CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT | \
+		  CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS | CF_UNTRACKED | \
+		  CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO)
+
+static void setconf(void)
+{
+	char dir[] = "/tmp/srffctl-params-XXXXXX", text[4096], err[256];
+	struct config c, back;
+	struct params p;
+
+	/* the default from RAM when max_flows is 0 (srff_nf/config.c) */
+	CHECK(default_max_flows(8ULL << 30) == 131072);
+	CHECK(default_max_flows(1ULL << 30) == 16384);
+	CHECK(default_max_flows(100ULL << 20) == 4096);
+	CHECK(default_max_flows(1ULL << 40) == 1048576);
+	CHECK(default_max_flows(0) == 4096);
+
+	/* A module loaded without parameters */
+	CHECK(mkdtemp(dir) != NULL);
+	make_params(dir, stock_params);
+	CHECK(params_read(dir, &p, err, sizeof(err)) == 0 && p.nthresholds == 0 &&
+	      p.auto_thresholds == -1 && p.npriorities == 3 && p.priorities[0] == 6 &&
+	      p.max_flows == 0 && p.idle_reset_ms == 100 && p.ntop_ports == 0 &&
+	      p.udp_policy == SRFF_UDP_TRACK && p.app_priority == SRFF_APP_PRIO_OVERRIDE);
+	/* one key named: every other one is sent, at its default */
+	CHECK(setconf_string(dir, "udp top\n", &c) == 0 && c.has == ALL_KEYS &&
+	      c.udp_policy == SRFF_UDP_TOP && c.nthresholds == 2 && c.thresholds[0] == 16384 &&
+	      c.thresholds[1] == 131072 && c.auto_thresholds == 1 && c.npriorities == 3 &&
+	      c.priorities[2] == 2 && c.classid_major == 0 && c.idle_timeout_ms == 2500 &&
+	      c.gc_interval_ms == 2500 && c.idle_reset_ms == 100 && c.max_flows == 131072 &&
+	      c.untracked_priority == 0 && c.app_priority == SRFF_APP_PRIO_OVERRIDE &&
+	      c.ntop_ports == 0);
+	/* an empty file: everything back to the defaults */
+	CHECK(setconf_string(dir, "# nothing\n", &c) == 0 && c.has == ALL_KEYS &&
+	      c.udp_policy == SRFF_UDP_TRACK && c.auto_thresholds == 1 && c.nthresholds == 2);
+	/* five bands: learning starts from 4 thresholds, as at load time */
+	CHECK(setconf_string(dir, "priorities 6,0,1,2,3\n", &c) == 0 && c.nthresholds == 4 &&
+	      c.thresholds[2] == 1048576 && c.thresholds[3] == 8388608 && c.auto_thresholds == 1);
+	CHECK(setconf_string(dir, "thresholds auto\npriorities 6,0,1,2\n", &c) == 0 &&
+	      c.nthresholds == 3 && c.auto_thresholds == 1);
+	/* class-id steering: 3 bands */
+	CHECK(setconf_string(dir, "classid 10:\n", &c) == 0 && c.classid_major == 0x10 &&
+	      c.nthresholds == 2 && c.auto_thresholds == 1);
+	/* thresholds given: fixed */
+	CHECK(setconf_string(dir, "thresholds 1500 5000\ntop-ports 22\n", &c) == 0 &&
+	      c.nthresholds == 2 && c.thresholds[1] == 5000 && c.auto_thresholds == 0 &&
+	      c.ntop_ports == 1 && c.top_ports[0] == 22);
+	/* what save writes, setconf restores as it was */
+	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0);
+	CHECK(setconf_string(dir, text, &c) == 0 && same_config(&busy, &c) &&
+	      c.auto_thresholds == 0);
+
+	/* A module loaded with parameters */
+	{
+		static const char *const given[] = {
+			"thresholds", "1500,5000\n", "max_flows", "5000\n", "top_ports", "21,22\n",
+			"udp_policy", "ignore\n", "untracked_priority", "1048577\n",
+			"app_priority", "keep\n", "idle_reset_ms", "0\n", NULL,
+		};
+
+		make_params(dir, given);
+	}
+	CHECK(params_read(dir, &p, err, sizeof(err)) == 0 && p.nthresholds == 2 &&
+	      p.thresholds[1] == 5000 && p.ntop_ports == 2 && p.top_ports[1] == 22);
+	CHECK(setconf_string(dir, "", &c) == 0 && c.nthresholds == 2 && c.thresholds[0] == 1500 &&
+	      c.auto_thresholds == 0 && c.max_flows == 5000 && c.ntop_ports == 2 &&
+	      c.udp_policy == SRFF_UDP_IGNORE && c.untracked_priority == 0x100001 &&
+	      c.app_priority == SRFF_APP_PRIO_KEEP && c.idle_reset_ms == 0);
+	/* learn, from the module's thresholds while the bands fit */
+	CHECK(setconf_string(dir, "thresholds auto\n", &c) == 0 && c.nthresholds == 2 &&
+	      c.thresholds[0] == 1500 && c.auto_thresholds == 1);
+	CHECK(setconf_string(dir, "thresholds auto\npriorities 6,0,1,2\n", &c) == 0 &&
+	      c.nthresholds == 3 && c.thresholds[0] == 16384 && c.auto_thresholds == 1);
+	/* fixed ones that do not fit the new priorities: the kernel refuses */
+	CHECK(setconf_string(dir, "priorities 6,0,1,2\n", &c) == 0 && c.nthresholds == 2 &&
+	      c.npriorities == 4 && c.auto_thresholds == 0);
+	/* the file wins over every parameter */
+	CHECK(setconf_string(dir, "max-flows 100\ntop-ports none\nudp track\n", &c) == 0 &&
+	      c.max_flows == 100 && c.ntop_ports == 0 && c.udp_policy == SRFF_UDP_TRACK);
+	{
+		static const char *const learning_given[] = { "auto_thresholds", "1\n", NULL };
+
+		make_params(dir, learning_given);
+		CHECK(setconf_string(dir, "", &c) == 0 && c.thresholds[0] == 1500 &&
+		      c.auto_thresholds == 1);
+	}
+	{
+		static const char *const fixed_default[] = {
+			"thresholds", "", "auto_thresholds", "0\n", NULL,
+		};
+
+		make_params(dir, fixed_default);
+		CHECK(setconf_string(dir, "", &c) == 0 && c.thresholds[0] == 16384 &&
+		      c.auto_thresholds == 0);
+	}
+
+	/* What cannot be read is named */
+	{
+		static const struct { const char *name, *value; } bad[] = {
+			{ "udp_policy", "sometimes\n" }, { "thresholds", "1500,,5000\n" },
+			{ "priorities", "6,0,\n" }, { "top_ports", "65536\n" },
+			{ "auto_thresholds", "2\n" }, { "thresholds", "1k\n" },
+			{ "classid_major", "65536\n" }, { "max_flows", "-1\n" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			const char *kv[] = { bad[i].name, bad[i].value, NULL };
+
+			make_params(dir, stock_params);
+			make_params(dir, kv);
+			CHECK(params_read(dir, &p, err, sizeof(err)) == -1 && strstr(err, bad[i].name));
+		}
+		make_params(dir, stock_params);
+		snprintf(text, sizeof(text), "%s/app_priority", dir);
+		unlink(text);
+		CHECK(params_read(dir, &p, err, sizeof(err)) == -1 && strstr(err, "app_priority") &&
+		      strstr(err, "No such file"));
+	}
+	clean_params(dir);
 }
 
 /* Run tests/check_json.py MODE on what write() printed, compact and pretty. */
@@ -429,15 +681,141 @@ static void auto_round_trip(void)
 
 	a.auto_thresholds = 1;
 	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0);
-	CHECK(strstr(text, "thresholds auto  # now 1.5k 5k\n") != NULL);
+	CHECK(strstr(text, "thresholds auto  # now 1500b 5000b\n") != NULL);
 	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && !(back.has & CF_THRESHOLDS));
 	CHECK(print_and_parse(&a, true, &back, text, sizeof(text)) == 0);
 	CHECK(!strncmp(text, "thresholds auto\npriorities 6,0,2\n", 33));
 	CHECK(back.has & CF_AUTO && back.auto_thresholds == 1 && back.nthresholds == 0);
 	CHECK(back.npriorities == 3);
+	/* the module's learnt defaults, as tc would show them */
+	a.thresholds[0] = 16384;
+	a.thresholds[1] = 131072;
+	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0);
+	CHECK(strstr(text, "thresholds auto  # now 16Kb 128Kb\n") != NULL);
+	/* fixed: show's tc units and save's plain bytes both read back */
+	a.auto_thresholds = 0;
+	CHECK(print_and_parse(&a, false, &back, text, sizeof(text)) == 0 &&
+	      strstr(text, "thresholds 16Kb 128Kb\n") && same_config(&a, &back));
+	CHECK(print_and_parse(&a, true, &back, text, sizeof(text)) == 0 &&
+	      strstr(text, "thresholds 16384 131072\n") && same_config(&a, &back));
+}
+
+/* Counters as the kernel might report them: 3 bands. */
+static struct stats counters(void)
+{
+	struct stats s = { .nbands = 3 };
+
+	s.v[SRFF_STATS_A_FLOWS] = 12;
+	s.v[SRFF_STATS_A_MAX_FLOWS] = 131072;
+	s.v[SRFF_STATS_A_FLOWS_HOST] = 40;
+	s.v[SRFF_STATS_A_MAX_FLOWS_HOST] = 524288;
+	s.v[SRFF_STATS_A_CREATED] = 1000;
+	s.v[SRFF_STATS_A_GC_FREED] = 900;
+	s.v[SRFF_STATS_A_FIN_RETIRED] = 80;
+	s.v[SRFF_STATS_A_GC_RUNS] = 77;
+	s.v[SRFF_STATS_A_GC_LAST_US] = 1250;
+	s.v[SRFF_STATS_A_UNTRACKED_BYTES] = UINT64_MAX;
+	s.v[SRFF_STATS_A_AUTO_CHANGES] = 3;
+	for (unsigned int i = 0; i < 3; i++) {
+		s.band_pkts[i] = 100 * (i + 1);
+		s.band_bytes[i] = 100000 * (i + 1);
+	}
+	return s;
+}
+
+static const struct config learnt = {
+	.thresholds = { 16384, 131072 }, .nthresholds = 2,
+	.priorities = { 6, 0, 2 }, .npriorities = 3, .auto_thresholds = 1,
+	.idle_timeout_ms = 2500, .gc_interval_ms = 2500, .max_flows = 131072,
+};
+
+static void bands(void)
+{
+	struct config c = learnt, d;
+	uint64_t from, to;
+	bool bounded;
+
+	/* band b: bytes sent before the packet in [thresholds[b-1], thresholds[b]) */
+	CHECK(config_band_range(&c, 0, &from, &to, &bounded) == 0 && from == 0 && to == 16384 && bounded);
+	CHECK(config_band_range(&c, 1, &from, &to, &bounded) == 0 && from == 16384 && to == 131072 && bounded);
+	CHECK(config_band_range(&c, 2, &from, &to, &bounded) == 0 && from == 131072 && !bounded);
+	CHECK(config_band_range(&c, 3, &from, &to, &bounded) == -1);
+	CHECK(config_band_priority(&c, 0) == 6 && config_band_priority(&c, 1) == 0 &&
+	      config_band_priority(&c, 2) == 2);
+	/* classid steering: major:(band+1), whatever the priorities say */
+	c.classid_major = 0x10;
+	CHECK(config_band_priority(&c, 0) == 0x100001 && config_band_priority(&c, 2) == 0x100003);
+	/* configurations read before and after the counters must agree */
+	d = c;
+	CHECK(config_same_bands(&c, &d));
+	d.thresholds[1]++;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.nthresholds = 1;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.classid_major = 0;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.priorities[2] = 1;
+	CHECK(!config_same_bands(&c, &d));
+	d = c;
+	d.idle_timeout_ms = 1000;	/* not about bands */
+	CHECK(config_same_bands(&c, &d));
+}
+
+/* What stats prints as text for s under c, in buf. */
+static void stats_text(const struct stats *s, const struct config *c, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	print_init(false, false, f);
+	stats_print(s, c);
+	print_finish();
+	fclose(f);
+}
+
+static void stats_output(void)
+{
+	struct stats s = counters();
+	struct config c = learnt;
+	char text[4096];
+
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "band  priority  from       to                packets              bytes\n") != NULL);
+	CHECK(strstr(text, "\n0     6         0b         16Kb                  100             100000\n") != NULL);
+	CHECK(strstr(text, "\n1     0         16Kb       128Kb                 200             200000\n") != NULL);
+	CHECK(strstr(text, "\n2     2         128Kb      -                     300             300000\n") != NULL);
+	CHECK(strstr(text, "flows 12 of max 131072  host 40 of max 524288\n") != NULL);
+	c.classid_major = 0x10;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "\n2     10:3      128Kb      -") != NULL);
+	/* a band the configuration does not have (it changed in between) */
+	c = learnt;
+	c.nthresholds = 1;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "\n2     ?         ?          ?                     300") != NULL);
+	if (!strstr(text, "\n2     ?"))
+		printf("# stats printed:\n%s", text);
 }
 
 static struct config learning;
+static void write_stats(void)
+{
+	struct stats s = counters();
+
+	stats_print(&s, &learnt);
+}
+
+static void write_stats_classid(void)
+{
+	struct stats s = counters();
+	struct config c = learnt;
+
+	c.classid_major = 0x10;
+	stats_print(&s, &c);
+}
+
 static void write_show_defaults(void) { config_print(&defaults, false); }
 static void write_show_auto(void) { learning = defaults; learning.auto_thresholds = 1; config_print(&learning, false); }
 static void write_show_busy(void) { config_print(&busy, false); }
@@ -455,6 +833,59 @@ static void json_output(void)
 	check_json("show-busy", write_show_busy);
 	check_json("show-auto", write_show_auto);
 	check_json("empty-array", write_empty_array);
+	check_json("stats", write_stats);
+	check_json("stats-classid", write_stats_classid);
+}
+
+static void version(void)
+{
+	run_tap("sh " TESTS_DIR "/check_version.sh " TESTS_DIR "/../.. '" SRFF_VERSION "'");
+}
+
+/* The completion offers the keys and values srffctl takes. */
+static void completion(void)
+{
+	char cmd[2048];
+	size_t len = 0;
+
+	len += snprintf(cmd + len, sizeof(cmd) - len, "SRFF_KEYS='");
+	for (int i = 0; config_keys[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", config_keys[i]);
+	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_UDP='");
+	for (int i = 0; udp_policy_names[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", udp_policy_names[i]);
+	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_APP='");
+	for (int i = 0; app_prio_names[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", app_prio_names[i]);
+	snprintf(cmd + len, sizeof(cmd) - len, "' bash %s/check_completion.sh", TESTS_DIR);
+	run_tap(cmd);
+}
+
+/* What write() prints as JSON, in a new file at path (a mkstemp pattern). */
+static void write_json_file(char *path, void (*write)(void))
+{
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	print_init(true, false, f);
+	write();
+	print_finish();
+	fclose(f);
+}
+
+/* contrib/srff-prometheus on canned JSON and on what stats -j prints. */
+static void prometheus(void)
+{
+	char plain[] = "/tmp/srffctl-stats-XXXXXX", classid[] = "/tmp/srffctl-stats-XXXXXX";
+	char cmd[512];
+
+	write_json_file(plain, write_stats);
+	write_json_file(classid, write_stats_classid);
+	snprintf(cmd, sizeof(cmd), "%s %s/check_prometheus.py %s %s", PYTHON, TESTS_DIR,
+		 plain, classid);
+	run_tap(cmd);
+	unlink(plain);
+	unlink(classid);
 }
 
 int main(void)
@@ -467,7 +898,13 @@ int main(void)
 	apply_file();
 	round_trip();
 	auto_round_trip();
+	setconf();
+	bands();
+	stats_output();
 	json_output();
+	version();
+	completion();
+	prometheus();
 	printf("srffctl-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
