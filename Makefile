@@ -14,6 +14,8 @@
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
 #   make install      install srff.ko via DKMS and srffctl (+ man page)
+#   make deb          the Debian packages srff-dkms and srffctl in build/deb/
+#                     (dpkg-buildpackage in a temporary copy of the tree)
 
 # The kernel `make` builds srff.ko for: the running one when its headers are
 # installed (a server: `make`, then insmod), else the Debian kernel the tests
@@ -80,10 +82,13 @@ install: srffctl
 	KVER=$(KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
 
+deb:
+	packaging/build-deb.sh
+
 clean:
 	-$(MAKE) -C srff_nf KVER=$(KVER) clean
 	-$(MAKE) -C srffctl clean
 	-$(MAKE) -C srff_nf/user clean
 	rm -rf tests/out
 
-.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install clean
+.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install deb clean
