@@ -13,7 +13,9 @@
 #   make bench        per-packet cost and scale (native and in the guest)
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
-#   make install      install srff.ko via DKMS and srffctl (+ man page)
+#   make install      install srff.ko via DKMS, srffctl (+ man page), srff-qdisc,
+#                     srff-check, the systemd units (not enabled) and samples
+#   make uninstall    remove what make install put down (dkms remove --all too)
 #   make deb          the Debian packages srff-dkms and srffctl in build/deb/
 #                     (dpkg-buildpackage in a temporary copy of the tree)
 
@@ -78,9 +80,16 @@ experiments: deps
 	$(MAKE) all KVER=$(TEST_KVER)
 	experiments/run-all.sh
 
+# Not beside the packages: packaging/local.sh check refuses when srff-dkms
+# or srffctl is installed.
 install: srffctl
+	packaging/local.sh check
 	KVER=$(KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
+	PREFIX=$(PREFIX) packaging/local.sh install
+
+uninstall:
+	PREFIX=$(PREFIX) packaging/local.sh uninstall
 
 deb:
 	packaging/build-deb.sh
@@ -91,4 +100,4 @@ clean:
 	-$(MAKE) -C srff_nf/user clean
 	rm -rf tests/out
 
-.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install deb clean
+.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install uninstall deb clean
