@@ -9,7 +9,8 @@
 #              installed: `make install` would take over the package's DKMS
 #              registration (same srff/VERSION) and shadow its units, and
 #              `make uninstall` would remove them under dpkg's feet.
-#   install    srff-qdisc and srff-check in PREFIX/sbin; srff.service and
+#   install    srff-qdisc and srff-check in PREFIX/sbin (man pages from their
+#              headers in PREFIX/share/man/man8); srff.service and
 #              srff-qdisc@.service (paths rewritten to PREFIX) in UNITDIR;
 #              the samples and docs/operations.md in PREFIX/share/doc/srff;
 #              /etc/modprobe.d/srff.conf (all comments) unless one exists;
@@ -65,6 +66,11 @@ install_() {
 	local u
 	install -D -m 0755 "$top/tc-scripts/srff-qdisc" "$SBINDIR/srff-qdisc"
 	install -D -m 0755 "$top/tc-scripts/srff-check" "$SBINDIR/srff-check"
+	install -d "$MANDIR/man8"
+	"$top/packaging/man-from-header.sh" "$top/tc-scripts/srff-qdisc" \
+		"install, show and revert the queueing setups srff steers into" "$ver" > "$MANDIR/man8/srff-qdisc.8"
+	"$top/packaging/man-from-header.sh" "$top/tc-scripts/srff-check" \
+		"will srff help on this host?" "$ver" > "$MANDIR/man8/srff-check.8"
 	install -d "$UNITDIR_D"
 	for u in srff.service srff-qdisc@.service; do
 		# The units name the programs where they are (no DESTDIR).
@@ -126,7 +132,7 @@ uninstall() {
 	rm -rf "$D/usr/src/srff-$ver"
 
 	rm -f "$SBINDIR/srffctl" "$SBINDIR/srff-qdisc" "$SBINDIR/srff-check" \
-		"$MANDIR/man8/srffctl.8"
+		"$MANDIR/man8/srffctl.8" "$MANDIR/man8/srff-qdisc.8" "$MANDIR/man8/srff-check.8"
 	rm -rf "$DOCDIR_D"
 	if [ -e "$MODPROBE_CONF" ]; then
 		if cmp -s "$MODPROBE_CONF" "$top/packaging/modprobe-srff.conf"; then

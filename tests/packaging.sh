@@ -154,8 +154,8 @@ check "srffctl: Recommends srff-dkms ($(field "$cdeb" Recommends))" \
 	grep -qw srff-dkms <<<"$(field "$cdeb" Recommends)"
 check "srffctl: holds the tools, man page, units and samples" has_all "$cfiles" \
 	/usr/sbin/srffctl /usr/sbin/srff-qdisc /usr/sbin/srff-check \
-	/usr/share/man/man8/srffctl.8.gz \
-	/lib/systemd/system/srff.service "/lib/systemd/system/srff-qdisc@.service" \
+	/usr/share/man/man8/srffctl.8.gz /usr/share/man/man8/srff-qdisc.8.gz \
+	/usr/share/man/man8/srff-check.8.gz /lib/systemd/system/srff.service "/lib/systemd/system/srff-qdisc@.service" \
 	/usr/share/doc/srffctl/examples/srff.conf /usr/share/doc/srffctl/examples/qdisc-IFACE.conf \
 	/usr/share/doc/srffctl/operations.md /etc/srff/qdisc
 check "srffctl: the programs are executable" \
@@ -242,9 +242,10 @@ stage=$tmp/stage
 DESTDIR=$stage packaging/local.sh install > "$tmp/local.out" 2>&1
 rc=$?
 check "local.sh install into a DESTDIR (exit $rc)" test "$rc" = 0
-check "  programs, units, samples, modprobe.d file, /etc/srff/qdisc" has_all \
+check "  programs, man pages, units, samples, modprobe.d file, /etc/srff/qdisc" has_all \
 	"$(cd "$stage" && find . | sed 's|^\.||')" \
 	/usr/local/sbin/srff-qdisc /usr/local/sbin/srff-check \
+	/usr/local/share/man/man8/srff-qdisc.8 /usr/local/share/man/man8/srff-check.8 \
 	/usr/local/lib/systemd/system/srff.service "/usr/local/lib/systemd/system/srff-qdisc@.service" \
 	/usr/local/share/doc/srff/examples/srff.conf /usr/local/share/doc/srff/examples/qdisc-IFACE.conf \
 	/usr/local/share/doc/srff/operations.md /etc/modprobe.d/srff.conf /etc/srff/qdisc
