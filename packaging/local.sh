@@ -134,6 +134,8 @@ uninstall() {
 	rm -f "$SBINDIR/srffctl" "$SBINDIR/srff-qdisc" "$SBINDIR/srff-check" \
 		"$MANDIR/man8/srffctl.8" "$MANDIR/man8/srff-qdisc.8" "$MANDIR/man8/srff-check.8"
 	rm -rf "$DOCDIR_D"
+	# The directories install made, if nothing else is in them.
+	rmdir "$MANDIR/man8" "${DOCDIR_D%/*}" "$UNITDIR_D" "${UNITDIR_D%/system}" 2>/dev/null || true
 	if [ -e "$MODPROBE_CONF" ]; then
 		if cmp -s "$MODPROBE_CONF" "$top/packaging/modprobe-srff.conf"; then
 			rm -f "$MODPROBE_CONF"

@@ -331,6 +331,9 @@ if command -v systemd-analyze >/dev/null; then
 fi
 check "srff.service is not enabled by the package ($(systemctl is-enabled srff.service 2>&1))" \
 	test "$(systemctl is-enabled srff.service 2>&1)" = disabled
+packaging/local.sh check > "$tmp/check.out" 2>&1
+rc=$?
+check "make install and uninstall refuse beside the packages (local.sh check: exit $rc)" test "$rc" = 1
 /usr/sbin/srffctl -V >/dev/null 2>&1
 check "/usr/sbin/srffctl runs (-V, exit $?)" test $? = 0
 # What an administrator does; purge must undo it.
