@@ -176,8 +176,9 @@ check "srffctl: postinst does not enable srff.service on install (--no-enable)" 
 	grep -q "deb-systemd-helper debian-installed 'srff.service'" "$tmp/c-ctl/postinst"
 check "srffctl: srff.service is not restarted on upgrade" \
 	eval '! grep -q "restart .srff.service" "$tmp/c-ctl/postinst"'
-check "srffctl: prerm stops the srff-qdisc@ instances on remove" \
-	grep -q "srff-qdisc@\*.service" "$tmp/c-ctl/prerm"
+check "srffctl: prerm stops the srff-qdisc@ instances on remove (no systemctl call)" \
+	eval 'all_in "$tmp/c-ctl/prerm" "srff-qdisc@\\\$\(systemd-escape" "deb-systemd-invoke stop" &&
+	      ! grep -q "^[^#]*systemctl " "$tmp/c-ctl/prerm"'
 check "srffctl: postrm removes the enable links on purge" \
 	grep -q 'wants/srff-qdisc@\*.service' "$tmp/c-ctl/postrm"
 # The sample must parse: apply reads the whole file before it sends
