@@ -20,9 +20,10 @@
 #     install puts down, uninstall removes.
 #  6. lintian on the packages, if it is installed (skipped otherwise).
 #  7. Only on a scratch machine (SRFF_SCRATCH=1 or CI=true), as root, with
-#     neither package nor a DKMS srff registered already, and no virtme-ng
-#     guest running (guests mount this machine's root file system, its
-#     /lib/modules included): dpkg -i both packages, DKMS must have built
+#     neither package nor a DKMS srff registered already, and no VM
+#     running (virtme-ng guests mount this machine's root file system
+#     through an overlay: DKMS's depmod rewriting modules.dep under a
+#     booting guest can make its modprobe fail): dpkg -i both packages, DKMS must have built
 #     and installed srff.ko for every kernel with headers, the installed
 #     units verify, none is enabled; then dpkg --purge both and nothing of
 #     srff may be left (dkms status, /usr/src, /lib/modules, /etc, units).
@@ -285,8 +286,8 @@ elif dpkg-query -W -f '${db:Status-Status}\n' srff-dkms srffctl 2>/dev/null | gr
 	why_not="srff-dkms or srffctl is installed already: not touching it"
 elif [ -n "$(dkms status srff 2>/dev/null)" ]; then
 	why_not="srff is registered with DKMS already (make install?): not touching it"
-elif pgrep -f virtme-run >/dev/null 2>&1; then
-	why_not="a virtme-ng guest is running: it mounts this root file system"
+elif pgrep -f 'virtme-run|qemu-system' >/dev/null 2>&1; then
+	why_not="a VM is running (virtme-ng guests mount this root file system: depmod would rewrite their /lib/modules)"
 fi
 kernels=$(for b in /lib/modules/*/build; do [ -d "$b" ] && basename "$(dirname "$b")"; done)
 [ -n "$why_not" ] || [ -n "$kernels" ] || why_not="no kernel headers installed"
