@@ -13,8 +13,9 @@
 #   make bench        per-packet cost and scale (native and in the guest)
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
-#   make install      install srff.ko via DKMS, srffctl (+ man page), srff-qdisc,
-#                     srff-check, the systemd units (not enabled) and samples
+#   make install      install srff.ko via DKMS (every installed kernel, or
+#                     KVER=...), srffctl (+ man page), srff-qdisc, srff-check,
+#                     the systemd units (not enabled) and samples
 #   make uninstall    remove what make install put down (dkms remove --all too)
 #   make deb          the Debian packages srff-dkms and srffctl in build/deb/
 #                     (dpkg-buildpackage in a temporary copy of the tree)
@@ -25,6 +26,9 @@
 # targets that run the module in a VM always build for the kernel they boot.
 # KVER=... or KDIR=... overrides.
 RUNNING_KVER := $(shell uname -r)
+# KVER as the user gave it (command line or environment), before the default
+# below: `make install` builds for every installed kernel unless one is named.
+USER_KVER := $(if $(filter undefined,$(origin KVER)),,$(KVER))
 TEST_KVER = $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
 ifeq ($(origin KVER),undefined)
 ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/build),)
@@ -84,7 +88,7 @@ experiments: deps
 # or srffctl is installed.
 install: srffctl
 	packaging/local.sh check
-	KVER=$(KVER) scripts/dkms-install.sh
+	KVER=$(USER_KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
 	PREFIX=$(PREFIX) packaging/local.sh install
 

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-100}
-KO=srff_nf/srff.ko
+KO=${SRFF_KO:-srff_nf/srff.ko}
 
 kmem() { awk '/^(Slab|VmallocUsed|Percpu):/ { s += $2 } END { print s }' /proc/meminfo; }
 free_kb() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }

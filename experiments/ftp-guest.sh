@@ -90,9 +90,9 @@ policy_on() {
 	unmarked) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null ;;
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
 	srff-orig) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		   insmod srff_nf/srff.ko thresholds=5000000,30000000 ;;
+		   insmod "${SRFF_KO:-srff_nf/srff.ko}" thresholds=5000000,30000000 ;;
 	srff-default) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		      insmod srff_nf/srff.ko ;;
+		      insmod "${SRFF_KO:-srff_nf/srff.ko}" ;;
 	*) say "unknown policy $1"; exit 2 ;;
 	esac
 }

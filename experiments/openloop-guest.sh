@@ -168,7 +168,7 @@ ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
 
 # srff, loaded once; DEFAULT_PRIOS are the module's own priorities.
-insmod srff_nf/srff.ko
+insmod "${SRFF_KO:-srff_nf/srff.ko}"
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
 srff_neutral() { "$CTL" -n "$SRV" set priorities 0,0,0; }
@@ -266,7 +266,7 @@ rtt_idle=$(ip netns exec "$CLI" ping -n -q -c 5 -i 0.2 10.92.1.1 |
 	sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p')
 rtt_idle=$(python3 -c 'import sys; print("%.6f" % (float(sys.argv[1]) / 1000))' "${rtt_idle:-0}")
 say "idle RTT ${rtt_idle}s (netem $RTT on the client's egress)"
-python3 experiments/runmeta.py "$OUT/meta.json" --ko srff_nf/srff.ko --pkg nginx-light \
+python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" --pkg nginx-light \
 	--set experiment=openloop --set rate="$RATE" --set rounds="$ROUNDS" \
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \

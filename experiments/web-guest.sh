@@ -124,15 +124,15 @@ policy_on() {
 	unmarked) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null ;;
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
 	srff-default) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		      insmod srff_nf/srff.ko ;;
+		      insmod "${SRFF_KO:-srff_nf/srff.ko}" ;;
 	srff-idle-reset) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-			 insmod srff_nf/srff.ko
+			 insmod "${SRFF_KO:-srff_nf/srff.ko}"
 			 ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
 	srff-tuned) policy_on srff-th-16k-128k ;;
 	srff-th-*-*) local a b
 		     IFS=- read -r _ _ a b <<<"$1"
 		     ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		     insmod srff_nf/srff.ko
+		     insmod "${SRFF_KO:-srff_nf/srff.ko}"
 		     ip netns exec "$SRV" srffctl/srffctl set-thresholds "$a" "$b" ||
 			     { say "policy $1: bad thresholds"; exit 2; }
 		     ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;

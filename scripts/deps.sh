@@ -2,17 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what building and testing srff needs on a Debian 12 machine:
-# Debian's kernel image and headers (the guest kernel and what the module
-# builds against), QEMU and busybox for virtme-ng, the tools the tests and
-# experiments drive, libnl for srffctl, clang for the fuzzer, DKMS (and
+# Debian's kernel images and headers (the guest kernels and what the module
+# builds against: Debian 12's 6.1, and Debian 13's 6.12 from
+# bookworm-backports), QEMU and busybox for virtme-ng, the tools the tests
+# and experiments drive, libnl for srffctl, clang for the fuzzer, DKMS (and
 # openssl, which it signs modules with) for `make install`, debhelper and
 # dh-dkms for `make deb`, Debian's kernel source and its build tools for
 # `make test-debug`, and virtme-ng in a venv.
 # Quick and quiet when everything is already there.
+#
+# It is for test machines. It adds an apt source (bookworm-backports, pinned
+# low as Debian pins backports: only the 6.12 kernel packages are taken from
+# it), installs two kernels that a machine booting with GRUB would offer,
+# the newest by default, and test servers (nginx, vsftpd). So when anything
+# is missing it says what it will do and asks, unless told this is a
+# scratch machine (CI=true, as CI sets, or SRFF_DEPS=yes); with no terminal
+# to ask on, it refuses. SRFF_DEPS=no refuses always (nothing is changed).
 set -euo pipefail
 
 PKGS=(
-	linux-image-amd64 linux-headers-amd64
+	linux-image-amd64 linux-headers-amd64	# 6.1, Debian 12's
 	qemu-system-x86 busybox-static kmod
 	build-essential pkg-config clang libclang-rt-14-dev dkms openssl
 	libnl-3-dev libnl-genl-3-dev
@@ -31,14 +40,74 @@ VIRTME_NG_VERSION=1.42
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
+# The second kernel: Debian 13's 6.12 from bookworm-backports, by its
+# versioned package names (the metapackages stay 6.1's, and nothing else,
+# linux-libc-dev included, comes from backports).
+BPO_SOURCE=/etc/apt/sources.list.d/srff-bookworm-backports.sources
+bpo_pkgs() {	# the versioned image and headers backports' metapackages name
+	local p
+	for p in linux-image-amd64 linux-headers-amd64; do
+		apt-cache show "$p/bookworm-backports" 2>/dev/null |
+			sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n1
+	done
+}
+have_612() { ls -d /lib/modules/6.12.*-amd64/build >/dev/null 2>&1 && ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; }
+
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
+need_612=0
+have_612 || need_612=1
+
+if [ ${#missing[@]} -gt 0 ] || [ "$need_612" = 1 ]; then
+	echo "deps: this machine lacks: ${missing[*]}${missing[*]:+ }$([ "$need_612" = 1 ] && echo "the 6.12 kernel (bookworm-backports)")" >&2
+	ok=${SRFF_DEPS:-}
+	[ "${CI:-}" = true ] && [ -z "$ok" ] && ok=yes
+	if [ -z "$ok" ] && [ -t 0 ]; then
+		cat >&2 <<-EOF
+		deps: srff's tests need them. Installing them is meant for a test machine:
+		  - apt-get install of the packages above (nginx and vsftpd are stopped
+		    and disabled again if this installs them),
+		  - an apt source for bookworm-backports ($BPO_SOURCE) and Debian's
+		    6.12 kernel image and headers from it: with GRUB, the newest
+		    kernel becomes the default at the next boot.
+		EOF
+		read -r -p "deps: go ahead? [y/N] " ans
+		case $ans in [yY]*) ok=yes ;; *) ok=no ;; esac
+	fi
+	if [ "$ok" != yes ]; then
+		echo "deps: not installing anything. On a scratch test machine run again with SRFF_DEPS=yes (CI sets CI=true)." >&2
+		exit 1
+	fi
+fi
+
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}" >&2
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ "$need_612" = 1 ]; then
+	if [ ! -e "$BPO_SOURCE" ]; then
+		# The mirror the machine already uses for bookworm.
+		uris=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+		[ -n "$uris" ] || uris=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) bookworm .*/\2/p' \
+			/etc/apt/sources.list 2>/dev/null | head -n1)
+		[ -n "$uris" ] || { echo "deps: no bookworm apt source found to add bookworm-backports beside" >&2; exit 1; }
+		$SUDO tee "$BPO_SOURCE" >/dev/null <<-EOF
+		Types: deb
+		URIs: $uris
+		Suites: bookworm-backports
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+	fi
+	$SUDO apt-get update -qq
+	mapfile -t bpo < <(bpo_pkgs)
+	[ ${#bpo[@]} -eq 2 ] || { echo "deps: bookworm-backports offers no linux-image-amd64/linux-headers-amd64" >&2; exit 1; }
+	echo "deps: installing ${bpo[*]} (bookworm-backports)" >&2
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${bpo[@]}" >/dev/null
+	have_612 || { echo "deps: ${bpo[*]} installed, but no 6.12 image with headers found" >&2; exit 1; }
 fi
 # vsftpd and nginx are started by the experiments inside namespaces, not
 # as system services. Debian starts a service when its package is installed:

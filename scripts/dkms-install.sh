@@ -2,21 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/dkms-install.sh [--build-only [--tree DIR]]: register srff with
-# DKMS, build it for KVER (default: the running kernel if its headers are
-# installed, else scripts/kver.sh's) and install it; DKMS's AUTOINSTALL
-# then builds srff.ko for every kernel installed later.
-#   --build-only  stop after the build
+# DKMS, build it for every installed kernel that has its headers (or only
+# for KVER, when set) and install it; DKMS's AUTOINSTALL then builds srff.ko
+# for every kernel installed later.
+#   --build-only  stop after the builds
 #   --tree DIR    use DIR/src and DIR/dkms as DKMS's source and module
 #                 trees instead of /usr/src and /var/lib/dkms, so nothing
 #                 is registered on the machine (tests/dkms.sh uses it)
+# A kernel whose build fails is named and the others are still built and
+# installed; the exit status is then 1.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-# For the running kernel when its headers are there (a server); DKMS then
-# builds for every kernel installed later (AUTOINSTALL). Else the test kernel.
-if [ -z "${KVER:-}" ] && [ -d "/lib/modules/$(uname -r)/build" ]; then
-	KVER=$(uname -r)
+if [ -n "${KVER:-}" ]; then
+	kernels=("$KVER")
+else
+	mapfile -t kernels < <(ls -d /lib/modules/*/build 2>/dev/null |
+		sed 's|/lib/modules/||; s|/build$||' | sort -V)
+	[ ${#kernels[@]} -gt 0 ] || {
+		echo "dkms-install: no kernel headers installed (apt-get install linux-headers-$(uname -r))" >&2
+		exit 1
+	}
 fi
-. "$top/scripts/kver.sh"
 usage() { echo "usage: dkms-install.sh [--build-only [--tree DIR]]" >&2; exit 2; }
 build_only=false tree=
 while [ $# -gt 0 ]; do
@@ -49,7 +55,19 @@ for f in "$top"/srff_nf/{Kbuild,Makefile,*.c,*.h}; do
 done
 cp "$top/include/uapi/linux/srff.h" "$src/include/uapi/linux/"
 dkms add "srff/$ver" "${trees[@]}"
-dkms build "srff/$ver" -k "$KVER" "${trees[@]}"
+failed=()
+for k in "${kernels[@]}"; do
+	dkms build "srff/$ver" -k "$k" "${trees[@]}" || failed+=("$k")
+done
+if ! $build_only; then
+	for k in "${kernels[@]}"; do
+		case " ${failed[*]} " in *" $k "*) continue ;; esac
+		dkms install "srff/$ver" -k "$k" || failed+=("$k")
+	done
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "dkms-install: srff $ver did not build or install for: ${failed[*]}" >&2
+	exit 1
+fi
 $build_only && exit 0
-dkms install "srff/$ver" -k "$KVER"
-echo "srff $ver installed for $KVER: modprobe srff"
+echo "srff $ver installed for ${kernels[*]}: modprobe srff"

@@ -1,13 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced: sets KVER to the Debian kernel we build against and boot, unless
-# the caller set it. The newest installed linux-headers-*-amd64 wins; the
-# running kernel (uname -r) is deliberately not used: on the build machines
-# it has no headers and loads no modules.
+# the caller set it, and SRFF_KERNELS_INSTALLED to every supported kernel
+# that is installed (image and headers), oldest series first.
+#
+# The supported kernels are named by series, not picked as "the newest
+# headers": with 6.1 and 6.12 both installed, the newest would silently move
+# every test to 6.12. SRFF_KERNEL_SERIES (default: the first of
+# SRFF_KERNEL_SERIES_ALL, Debian 12's 6.1) chooses the one KVER defaults to;
+# within a series the newest installed ABI wins. The running kernel (uname -r)
+# is deliberately not used: on the build machines it has no headers and
+# loads no modules (a real server's build uses it: see the Makefile).
+SRFF_KERNEL_SERIES_ALL=${SRFF_KERNEL_SERIES_ALL:-"6.1 6.12"}
+
+# srff_kver_of SERIES: the newest installed Debian amd64 kernel of that
+# series that has both its image and its headers, or nothing.
+srff_kver_of() {
+	local v
+	for v in $(ls -d /lib/modules/"$1".*-amd64/build /lib/modules/"$1"-*-amd64/build \
+			2>/dev/null | sed 's|/lib/modules/||; s|/build||' | sort -V -r); do
+		[ -e "/boot/vmlinuz-$v" ] && { echo "$v"; return 0; }
+	done
+	return 1
+}
+
+SRFF_KERNELS_INSTALLED=
+for _s in $SRFF_KERNEL_SERIES_ALL; do
+	_v=$(srff_kver_of "$_s") && SRFF_KERNELS_INSTALLED="$SRFF_KERNELS_INSTALLED${SRFF_KERNELS_INSTALLED:+ }$_v"
+done
+unset _s _v
+export SRFF_KERNELS_INSTALLED
+
 if [ -z "${KVER:-}" ]; then
-	KVER=$(ls -d /lib/modules/*-amd64/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n1)
+	_series=${SRFF_KERNEL_SERIES:-${SRFF_KERNEL_SERIES_ALL%% *}}
+	KVER=$(srff_kver_of "$_series") || KVER=
+	unset _series
 fi
 if [ -z "$KVER" ] || [ ! -e "/boot/vmlinuz-$KVER" ]; then
-	echo "no Debian amd64 kernel image with headers found (run 'make deps')" >&2
+	echo "no Debian amd64 kernel image with headers found for ${KVER:-series ${SRFF_KERNEL_SERIES:-${SRFF_KERNEL_SERIES_ALL%% *}}} (run 'make deps')" >&2
 	return 4 2>/dev/null || exit 4
 fi
 export KVER
