@@ -14,7 +14,11 @@
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
 #   make install      install srff.ko via DKMS (every installed kernel, or
-#                     KVER=...) and srffctl (+ man page)
+#                     KVER=...), srffctl (+ man page), srff-qdisc, srff-check,
+#                     the systemd units (not enabled) and samples
+#   make uninstall    remove what make install put down (dkms remove --all too)
+#   make deb          the Debian packages srff-dkms and srffctl in build/deb/
+#                     (dpkg-buildpackage in a temporary copy of the tree)
 
 # The kernel `make` builds srff.ko for: the running one when its headers are
 # installed (a server: `make`, then insmod), else the Debian kernel the tests
@@ -80,9 +84,19 @@ experiments: deps
 	$(MAKE) all KVER=$(TEST_KVER)
 	experiments/run-all.sh
 
+# Not beside the packages: packaging/local.sh check refuses when srff-dkms
+# or srffctl is installed.
 install: srffctl
+	packaging/local.sh check
 	KVER=$(USER_KVER) scripts/dkms-install.sh
 	$(MAKE) -C srffctl install PREFIX=$(PREFIX)
+	PREFIX=$(PREFIX) packaging/local.sh install
+
+uninstall:
+	PREFIX=$(PREFIX) packaging/local.sh uninstall
+
+deb:
+	packaging/build-deb.sh
 
 clean:
 	-$(MAKE) -C srff_nf KVER=$(KVER) clean
@@ -90,4 +104,4 @@ clean:
 	-$(MAKE) -C srff_nf/user clean
 	rm -rf tests/out
 
-.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install clean
+.PHONY: all module srffctl user deps test test-debug check fuzz bench demo experiments install uninstall deb clean

@@ -6,8 +6,9 @@
 # builds against: Debian 12's 6.1, and Debian 13's 6.12 from
 # bookworm-backports), QEMU and busybox for virtme-ng, the tools the tests
 # and experiments drive, libnl for srffctl, clang for the fuzzer, DKMS (and
-# openssl, which it signs modules with) for `make install`, Debian's kernel
-# source and its build tools for `make test-debug`, and virtme-ng in a venv.
+# openssl, which it signs modules with) for `make install`, debhelper and
+# dh-dkms for `make deb`, Debian's kernel source and its build tools for
+# `make test-debug`, and virtme-ng in a venv.
 # Quick and quiet when everything is already there.
 #
 # It is for test machines. It adds an apt source (bookworm-backports, pinned
@@ -24,6 +25,8 @@ PKGS=(
 	qemu-system-x86 busybox-static kmod
 	build-essential pkg-config clang libclang-rt-14-dev dkms openssl
 	libnl-3-dev libnl-genl-3-dev
+	# make deb and tests/packaging.sh: Debian's packaging tools
+	debhelper dh-dkms
 	iproute2 nftables conntrack tcpdump ethtool iputils-ping iperf3 jq procps
 	wireguard-tools
 	vsftpd nginx-light curl
