@@ -268,6 +268,13 @@ same "revert plan of an offloaded mqprio: num_tc, queues, mode, shaper, rates, h
 tc qdisc replace dev v0 root handle 1: mqprio num_tc 3 map $MAP queues 1@0 1@1 2@2 mode channel shaper bw_rlimit min_rate 1Gbit 1Gbit 2Gbit max_rate 5Gbit 5Gbit 10Gbit hw 1
 tc qdisc replace dev v0 parent 1:1 handle 8001: fq limit 10000 flow_limit 100 buckets 1024 orphan_mask 1023 quantum 3028 initial_quantum 15140 low_rate_threshold 550Kbit refill_delay 40ms" \
 	"$(q --dry-run revert v0 2>&1)"
+printf '%s\n' "qdisc cake 8001: root refcnt 2 bandwidth unlimited diffserv3 triple-isolate nonat nowash no-ack-filter split-gso rtt 100ms raw overhead 0 " \
+	"qdisc fq_pie 8002: parent 8001:1 limit 10240p flows 1024 target 15ms tupdate 16ms alpha 2 beta 20 quantum 1514b memory_limit 32Mb ecn_prob 10% " >"$T/state/qdisc/v0/qdisc"
+same "revert plan of cake, fq_pie: \"bandwidth unlimited\" as \"unlimited\", \"10%\" as \"10\"" \
+"tc qdisc del dev v0 root
+tc qdisc replace dev v0 root handle 8001: cake unlimited diffserv3 triple-isolate nonat nowash no-ack-filter split-gso rtt 100ms raw overhead 0
+tc qdisc replace dev v0 parent 8001:1 handle 8002: fq_pie limit 10240 flows 1024 target 15ms tupdate 16ms alpha 2 beta 20 quantum 1514 memory_limit 32Mb ecn_prob 10" \
+	"$(q --dry-run revert v0 2>&1)"
 printf '%s\n' "$FQ_CODEL0" >"$T/state/qdisc/v0/qdisc"
 same "revert plan of a kernel default root: only the delete" "tc qdisc del dev v0 root" "$(q --dry-run revert v0 2>&1)"
 
