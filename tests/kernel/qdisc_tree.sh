@@ -70,21 +70,21 @@ rollback)
 	# fail_each DEV SETUP...: SETUP fails at change 1, 2, ... and each
 	# time leaves DEV exactly as it was; then it succeeds.
 	fail_each() {
-		local dev=$1 before n rc out had_save
-		shift
+		local dev=$1 setup=$2 before n rc out had_save
+		shift 2
 		before=$(tree "$dev")
 		had_save=; saved "$dev" && had_save=1
 		for ((n = 1; n <= 40; n++)); do
-			out=$(SRFF_QDISC_TEST_FAIL_AT=$n q install "$@" 2>&1 >/dev/null); rc=$?
+			out=$(SRFF_QDISC_TEST_FAIL_AT=$n q install "$setup" "$dev" "$@" 2>&1 >/dev/null); rc=$?
 			[ $rc = 0 ] && break
-			log "$(echo "$out" | tail -n1)"
-			check "install $* failing at change $n: exit 1 ($rc)" test $rc = 1
+			printf '%s\n' "$out" | sed 's/^/#   /'
+			check "install $setup $dev $* failing at change $n: exit 1 ($rc)" test $rc = 1
 			same_tree "  $dev's tree exactly as before" "$dev" "$before"
 			if [ -z "$had_save" ]; then
 				check "  nothing saved" sh -c "! test -e '$SRFF_QDISC_STATE/qdisc/netns:$NS/$dev'"
 			fi
 		done
-		check "install $* succeeds once nothing fails (after $((n - 1)) changes)" test $rc = 0 -a $n -gt 2
+		check "install $setup $dev $* succeeds once nothing fails (after $((n - 1)) changes)" test $rc = 0 -a $n -gt 2
 	}
 	operator_tbf v0
 	op=$(tree v0)
