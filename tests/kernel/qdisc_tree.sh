@@ -38,10 +38,12 @@ ip -n "$NS" link add m0 numtxqueues 4 numrxqueues 4 type veth peer name m1 numtx
 for d in v0 v1 m0 m1; do ip -n "$NS" link set "$d" up; done
 q() { ip netns exec "$NS" "$Q" "$@"; }
 
-# tree DEV: DEV's qdiscs and classes, sorted, counters out.
+# tree DEV: DEV's qdiscs and classes, sorted, counters out (and the
+# classes fq_codel and fq list for their flows with packets queued).
 tree() {
 	{ tc -n "$NS" qdisc show dev "$1"; tc -n "$NS" class show dev "$1"; } |
-		sed -E 's/ (refcnt|direct_packets_stat) [0-9]+//g; s/ +$//' | sort
+		sed -E 's/ (refcnt|direct_packets_stat) [0-9]+//g; s/ +$//' |
+		grep -Ev '^class (fq_codel|fq|sfq|cake|fq_pie) ' | sort
 }
 saved() { test -e "$SRFF_QDISC_STATE/qdisc/netns:$NS/$1/qdisc"; }
 # shellcheck disable=SC2317 # called through check
