@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tc_scripts.sh: tc-scripts/srff-qdisc installs each setup, is idempotent,
-# replaces one setup by another, reverts to what was there before (the
+# replaces one setup by another (one with a single root over mq or mqprio
+# only with --force, else exit 4), reverts to what was there before (the
 # default fq_codel, or a custom root), refuses unknown devices, bad rates
 # and bad band counts with exit 2, and what this kernel, tc or device
 # cannot do (fq-bands before 6.7, mqprio on one TX queue) with exit 3.
+# --help prints the usage on stdout, exit 0. (Rollback, whole trees, -n and
+# the multiqueue guard in depth: qdisc_tree.sh.)
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 Q=$TOP/tc-scripts/srff-qdisc
-export SRFF_QDISC_STATE=$(mktemp -d)
+SRFF_QDISC_STATE=$(mktemp -d)
+export SRFF_QDISC_STATE
 setup_ns NS
 ip -n "$NS" link add v0 numtxqueues 4 numrxqueues 4 type veth peer name v1 numtxqueues 4 numrxqueues 4
 ip -n "$NS" link set v0 up
@@ -37,11 +42,11 @@ for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "s
 	"prio-fq" "prio-fq 5" "ets" "ets 5" "shaped-prio-fq 50mbit" "shaped-prio-fq 50mbit 4" \
 	"shaped-ets 50mbit" "shaped-ets 50mbit 5" "mqprio"; do
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	run q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
 		fail "install $setup"
 	first=$(tc -n "$NS" qdisc show dev v0)
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
 		fail "install $setup again"
 	check "install $setup is idempotent" test "$(tc -n "$NS" qdisc show dev v0)" = "$first"
@@ -92,8 +97,20 @@ for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-
 	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/prio" "mqprio:mqprio/fq_codel" "ets:ets" "prio:prio"; do
 	setup=${step%%:*}
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
-	# shellcheck disable=SC2086
-	q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null 2>&1 ||
+	force=
+	case $(kinds):${setup%% *} in
+	mq*:mq|mq*:mqprio) ;;
+	mq*)	# one root over mq or mqprio on 4 TX queues: --force
+		was=$(tc -n "$NS" qdisc show dev v0)
+		# shellcheck disable=SC2046,SC2086
+		out=$(q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) 2>&1); rc=$?
+		check "install $setup over $(kinds) without --force: exit 4 ($rc), nothing changed" \
+			test $rc = 4 -a "$(tc -n "$NS" qdisc show dev v0)" = "$was"
+		force=--force
+		;;
+	esac
+	# shellcheck disable=SC2046,SC2086
+	q $force install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null 2>&1 ||
 		fail "install $setup over $(kinds)"
 	check "install $setup over the last: $(kinds)" test "$(kinds)" = "${step#*:}"
 done
@@ -136,6 +153,14 @@ q install prio v0 >/dev/null
 q revert v0 >/dev/null
 check "custom root re-created: $custom" test "$(tc -n "$NS" qdisc show dev v0 root)" = "$custom"
 
+out=$(q --help 2>"$SRFF_QDISC_STATE/err"); rc=$?
+check "--help: exit 0 ($rc), the usage on stdout, nothing on stderr" \
+	test $rc = 0 -a -n "$out" -a ! -s "$SRFF_QDISC_STATE/err"
+check "  it lists the setups" grep -q "srff-qdisc install prio-fq DEV" <<<"$out"
+out=$(q -h 2>/dev/null); rc=$?
+check "-h: exit 0 ($rc)" test $rc = 0 -a -n "$out"
+out=$(q --bogus 2>&1 >/dev/null); rc=$?
+check "unknown option: exit 2 ($rc), usage on stderr" test $rc = 2 -a -n "$out"
 out=$(q install shaped nosuchdev 50mbit 2>&1); rc=$?
 check "unknown device refused, exit 2: $out" test $rc = 2
 out=$(q install shaped v0 fast 2>&1); rc=$?
@@ -146,10 +171,10 @@ out=$(q install prio v0 40 2>&1); rc=$?
 check "40 bands refused, exit 2" test $rc = 2
 for bad in "ets v0 1" "ets v0 17" "prio-fq v0 many" "shaped-ets v0 fast" "shaped-prio-fq v0" \
 	"shaped-ets nosuchdev 10mbit" "fq-bands v0 3" "shaped-fq-bands v0 0mbit" "mqprio v0 3" "fair v0"; do
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the words of $bad
 	out=$(q install $bad 2>&1); rc=$?
 	check "install $bad refused, exit 2 ($rc): $(echo "$out" | head -n1)" test $rc = 2
 done
 check "nothing changed by the refusals" test "$(tc -n "$NS" qdisc show dev v0 root)" = "$custom"
 rm -rf "$SRFF_QDISC_STATE"
-exit $ksft_pass
+exit "$ksft_pass"

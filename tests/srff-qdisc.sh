@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/srff-qdisc.sh: tc-scripts/srff-qdisc's logic without a kernel. A
+# stub `tc` and `ip` (first in PATH) log every command and serve fixed trees
+# (`tc qdisc show` and `tc class show` text, as iproute2 6.1 prints it), and
+# a fake /sys/class/net (SRFF_QDISC_SYSFS) gives the device its MTU and TX
+# queues. Checked: --help and usage errors; the tc commands of the setups
+# (--dry-run); the multiqueue guard (exit 4, --force); the rollback of a
+# failed install (the snapshot re-created, parents first; exit 3 for a
+# missing qdisc kind); how a saved tree is rebuilt on revert (htb classes,
+# tbf, mqprio, kernel defaults); -n NETNS and where the state goes; revert
+# with no save; a save by the older srff-qdisc. What the kernel makes of
+# the commands is tests/kernel/tc_scripts.sh's and qdisc_tree.sh's job.
+# Ends in "srff-qdisc: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+Q=${SRFF_QDISC:-$PWD/tc-scripts/srff-qdisc}	# another one to test it
+pass=0 failed=0
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then echo "ok - $what"; pass=$((pass + 1))
+	else echo "not ok - $what"; failed=$((failed + 1)); fi
+}
+has() {		# has TEXT STRING...: TEXT has every STRING
+	local text=$1 s; shift
+	for s in "$@"; do grep -q -F -- "$s" <<<"$text" || return 1; done
+}
+same() {	# same DESCRIPTION WANT GOT: equal, else show both
+	if [ "$2" = "$3" ]; then check "$1" true; return; fi
+	check "$1" false
+	diff <(echo "$2") <(echo "$3") | sed 's/^/#   /'
+}
+
+T=$(mktemp -d /tmp/srff-qdisc-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin" "$T/tree"
+export FAKE=$T SRFF_QDISC_SYSFS=$T/sys SRFF_QDISC_STATE=$T/state
+export PATH=$T/bin:$PATH
+
+# fake_dev DEV TXQUEUES: a device with MTU 1500.
+fake_dev() {
+	mkdir -p "$T/sys/$1/queues"
+	echo 1500 >"$T/sys/$1/mtu"
+	local i
+	for ((i = 0; i < $2; i++)); do mkdir -p "$T/sys/$1/queues/tx-$i"; done
+}
+
+# The stub tc. The device's tree is $T/tree/{qdisc,class}.CUR, CUR in
+# $T/tree/cur: "a" before any change; a change makes it "b" (what an
+# install leaves), deleting the root makes it "a" again for good (the
+# rollback or revert re-creating "a"; the next run starts afresh). Every command that changes something is logged
+# to $T/log; one matching $FAKE_FAIL fails as the kernel fails for an
+# unknown qdisc kind.
+cat >"$T/bin/tc" <<'EOF'
+#!/usr/bin/env bash
+cur=$(cat "$FAKE/tree/cur" 2>/dev/null || echo a)
+[ "$1" = -s ] && shift
+case "$*" in
+-V) echo "tc utility, iproute2-6.1.0 (stub)"; exit 0 ;;
+"qdisc add dev lo root fq help") [ -n "${FAKE_FQ_BANDS:-}" ] && echo "[ bands 3 priomap P0 P1 ... ]"; exit 1 ;;
+qdisc\ show\ dev\ *\ root) grep ' root' "$FAKE/tree/qdisc.$cur" | head -n1; exit 0 ;;
+qdisc\ show*) cat "$FAKE/tree/qdisc.$cur" 2>/dev/null; exit 0 ;;
+class\ show*) cat "$FAKE/tree/class.$cur" 2>/dev/null; exit 0 ;;
+filter\ show*) cat "$FAKE/tree/filter.$cur" 2>/dev/null; exit 0 ;;
+esac
+echo "$*" >>"$FAKE/log"
+if [ -n "${FAKE_FAIL:-}" ] && [[ "$*" == *$FAKE_FAIL* ]]; then
+	echo "Error: Specified qdisc kind is unknown." >&2
+	exit 2
+fi
+case "$*" in
+"qdisc del dev "*" root") echo a >"$FAKE/tree/cur"; : >"$FAKE/tree/restoring" ;;
+*) [ -e "$FAKE/tree/restoring" ] || echo b >"$FAKE/tree/cur" ;;
+esac
+EOF
+# The stub ip: devices are the fake sysfs's; namespaces exist if listed in
+# $T/netns; `ip netns exec NS CMD` runs CMD with FAKE_NETNS=NS, which
+# `ip netns identify` prints.
+cat >"$T/bin/ip" <<'EOF'
+#!/usr/bin/env bash
+case "$1 $2" in
+"link show") [ -d "$SRFF_QDISC_SYSFS/$4" ] ;;
+"netns identify") [ -z "${FAKE_NETNS:-}" ] || echo "$FAKE_NETNS" ;;
+"netns exec")
+	grep -qx -- "$3" "$FAKE/netns" 2>/dev/null || { echo "Cannot open network namespace \"$3\"" >&2; exit 1; }
+	FAKE_NETNS=$3; export FAKE_NETNS; shift 3; exec "$@" ;;
+*) echo "stub ip: $*" >&2; exit 1 ;;
+esac
+EOF
+chmod +x "$T/bin/tc" "$T/bin/ip"
+echo web >"$T/netns"
+
+# tree NAME QDISC-LINES [CLASS-LINES]: the fixture NAME ("a" or "b").
+tree() { printf '%s\n' "$2" >"$T/tree/qdisc.$1"; printf '%s' "${3:-}" >"$T/tree/class.$1"; }
+reset() { rm -rf "$T/state" "$T/log" "$T/tree"/*; : >"$T/log"; echo a >"$T/tree/cur"; }
+# Each run of srff-qdisc starts from the tree as it is, not restoring.
+Q0=$Q
+q() { rm -f "$T/tree/restoring"; "$Q0" "$@"; }
+log() { cat "$T/log"; }
+
+FQ_CODEL0="qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 "
+fake_dev v0 1
+fake_dev m0 4
+
+# --- help and usage ---------------------------------------------------------
+out=$(q --help 2>/dev/null); rc=$?
+check "--help: exit 0 ($rc), usage on stdout" test "$rc" = 0 -a -n "$out"
+check "  it lists the setups and options" grep -q -- "install prio-fq DEV" <<<"$out"
+check "  and -n, --force, exit 4" has "$out" "-n, --netns NETNS" "--force" "4 refused"
+out=$(q -h 2>&1 >/dev/null); rc=$?
+check "-h: exit 0 ($rc), nothing on stderr" test "$rc" = 0 -a -z "$out"
+for bad in "" "--bogus" "frobnicate v0" "install" "install fair v0" "install prio v0 40" \
+	"install shaped v0 fast" "install shaped v0 0mbit" "install shaped-prio-fq v0" \
+	"install mqprio v0 3" "install prio nosuchdev" "show" "-n" "-n nosuchns show v0"; do
+	# shellcheck disable=SC2086
+	out=$(q $bad 2>"$T/err"); rc=$?
+	check "usage error '$bad': exit 2 ($rc), on stderr: $(head -n1 "$T/err")" \
+		test "$rc" = 2 -a -z "$out" -a -s "$T/err"
+done
+
+# --- the setups' commands (--dry-run) ---------------------------------------
+reset
+tree a "$FQ_CODEL0"
+MAP="1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
+dry() { q --dry-run install "$@" 2>&1; }
+same "dry run prio-fq: prio 10: and fq_codel 101:-103:" "tc qdisc replace dev v0 root handle 10: prio bands 3 priomap $MAP
+tc qdisc replace dev v0 parent 10:1 handle 101: fq_codel
+tc qdisc replace dev v0 parent 10:2 handle 102: fq_codel
+tc qdisc replace dev v0 parent 10:3 handle 103: fq_codel" "$(dry prio-fq v0)"
+same "dry run ets 5: quanta 27:9:3:1 MTUs" \
+	"tc qdisc replace dev v0 root handle 10: ets bands 5 strict 1 quanta 40878 13626 4542 1514 priomap $MAP" \
+	"$(dry ets v0 5 | head -n1)"
+same "dry run shaped-fq: tbf, fq_codel under it" "tc qdisc replace dev v0 root handle 1: tbf rate 20mbit burst 256kb latency 1s
+tc qdisc replace dev v0 parent 1:1 handle 10: fq_codel" "$(dry shaped-fq v0 20mbit)"
+same "dry run mqprio on 4 TX queues: queues 1@0 1@1 2@2" \
+	"tc qdisc replace dev m0 root handle 1: mqprio num_tc 3 map $MAP queues 1@0 1@1 2@2 hw 0" \
+	"$(dry mqprio m0 | head -n1)"
+check "dry run changes nothing: no tc command run, no state" test ! -s "$T/log" -a ! -e "$T/state/qdisc"
+out=$(q --dry-run install mqprio v0 2>&1); rc=$?
+check "mqprio on one TX queue: exit 3 ($rc)" test "$rc" = 3
+out=$(q install fq-bands v0 2>&1); rc=$?
+check "fq-bands with a tc that has no fq priomap: exit 3 ($rc), nothing run" test "$rc" = 3 -a ! -s "$T/log"
+
+# --- multiqueue guard ---------------------------------------------------------
+reset
+tree a "qdisc mq 0: root 
+qdisc fq_codel 0: parent :4 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 
+qdisc fq_codel 0: parent :3 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 
+qdisc fq_codel 0: parent :2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 
+qdisc fq_codel 0: parent :1 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 "
+for setup in "prio-fq" "ets" "pfifo-fast" "shaped 10mbit"; do
+	# shellcheck disable=SC2046,SC2086
+	out=$(q install ${setup%% *} m0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) 2>&1); rc=$?
+	check "$setup over mq on 4 TX queues refused: exit 4 ($rc), nothing run" test "$rc" = 4 -a ! -s "$T/log"
+done
+check "  the refusal says why and what instead" has "$out" "one lock" "install mqprio m0" "--force"
+check "  no state saved" test ! -e "$T/state/qdisc/m0"
+out=$(q install mq m0 2>&1); rc=$?
+check "the mq setup over mq: no guard (exit $rc)" test "$rc" = 0
+reset
+tree a "$(cat "$T/tree/qdisc.a" 2>/dev/null || true)qdisc mqprio 1: root tc 3 map $MAP
+             queues:(0:0) (1:1) (2:3) "
+out=$(q install prio m0 2>&1); rc=$?
+check "prio over mqprio: exit 4 ($rc)" test "$rc" = 4
+out=$(q -f install prio m0 2>&1); rc=$?
+check "-f: installed (exit $rc)" test "$rc" = 0
+check "  prio at the root" grep -q "qdisc replace dev m0 root handle 10: prio" "$T/log"
+reset
+tree a "qdisc mq 0: root "
+out=$(q install ets m0 --force 2>&1); rc=$?
+check "--force after the arguments too (exit $rc)" test "$rc" = 0
+tree a "qdisc mq 0: root "
+out=$(q install ets v0 2>&1); rc=$?
+check "mq on a one-queue device: no guard (exit $rc)" test "$rc" = 0
+
+# --- rollback -------------------------------------------------------------------
+# The operator's tree: tbf 5: with fq_codel 50: under it. The install fails
+# at its 3rd change; the rollback deletes the root and re-creates tbf, then
+# fq_codel under it, with the options tc printed.
+reset
+A_Q="qdisc tbf 5: root refcnt 2 rate 7Mbit burst 20Kb lat 50ms 
+qdisc fq_codel 50: parent 5:1 limit 1000p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 "
+A_C="class tbf 5:1 parent 5: leaf 50: "
+tree a "$A_Q" "$A_C"
+tree b "qdisc tbf 1: root refcnt 2 rate 50Mbit burst 256Kb lat 1s " "class tbf 1:1 parent 1: "
+out=$(SRFF_QDISC_TEST_FAIL_AT=3 q install shaped-prio-fq v0 50mbit 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/#   /'
+check "install failing at its 3rd change: exit 1 ($rc)" test "$rc" = 1
+same "  changes 1-2 run, then the rollback rebuilds the tree, parents first" \
+"qdisc replace dev v0 root handle 1: tbf rate 50mbit burst 256kb latency 1s
+qdisc replace dev v0 parent 1:1 handle 10: prio bands 3 priomap $MAP
+qdisc del dev v0 root
+qdisc replace dev v0 root handle 5: tbf rate 7Mbit burst 20Kb lat 50ms
+qdisc replace dev v0 parent 5:1 handle 50: fq_codel limit 1000 flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64" "$(log)"
+check "  it says so" grep -q "rolled back: v0 has the tree it had before" <<<"$out"
+check "  and forgets the save it made" test ! -e "$T/state/qdisc/v0"
+reset
+tree a "$A_Q" "$A_C"
+out=$(FAKE_FAIL=" ets " q install shaped-ets v0 50mbit 2>&1); rc=$?
+check "the kernel lacks ets: exit 3 ($rc), rolled back" \
+	has "$rc $out" "3 " "kind is unknown" "rolled back"
+check "  the tbf it had made is gone: the root deleted, tbf 5: re-created" \
+	has "$(tail -n3 "$T/log" | head -n2 | tr '\n' '|')" "qdisc del dev v0 root|qdisc replace dev v0 root handle 5: tbf "
+reset
+tree a "$A_Q" "$A_C"
+out=$(SRFF_QDISC_TEST_FAIL_AT=1 q install prio v0 2>&1); rc=$?
+check "failing at the first change: exit 1 ($rc), nothing to roll back, nothing run" \
+	test "$rc" = 1 -a ! -s "$T/log"
+# A failure on a re-install goes back to the setup there, and keeps the
+# first install's save.
+reset
+tree a "$A_Q" "$A_C"
+q install prio v0 >/dev/null 2>&1
+saved=$(cat "$T/state/qdisc/v0/qdisc")
+tree a "qdisc prio 10: root refcnt 2 bands 3 priomap $MAP" "class prio 10:1 parent 10: "
+echo a >"$T/tree/cur"
+: >"$T/log"
+out=$(SRFF_QDISC_TEST_FAIL_AT=2 q install shaped v0 10mbit 2>&1); rc=$?
+check "re-install failing: exit 1 ($rc), back to prio 10:" \
+	sh -c "test $rc = 1 && grep -qx 'qdisc replace dev v0 root handle 10: prio bands 3 priomap $MAP' '$T/log'"
+same "  the first save is kept" "$saved" "$(cat "$T/state/qdisc/v0/qdisc")"
+
+# --- revert: how a saved tree is rebuilt -------------------------------------
+reset
+mkdir -p "$T/state/qdisc/v0"
+cat >"$T/state/qdisc/v0/qdisc" <<'EOF'
+qdisc htb 1: root refcnt 2 r2q 10 default 0x20 direct_packets_stat 3 direct_qlen 1000
+qdisc pfifo 30: parent 10:1 limit 50p
+qdisc tbf 10: parent 1:10 rate 30Mbit burst 32Kb lat 20ms
+qdisc bfifo 20: parent 1:20 limit 100Kb
+EOF
+cat >"$T/state/qdisc/v0/class" <<'EOF'
+class htb 1:10 parent 1:1 leaf 10: prio 0 rate 40Mbit ceil 100Mbit burst 1600b cburst 1600b
+class htb 1:1 root rate 100Mbit ceil 100Mbit burst 1600b cburst 1600b
+class htb 1:20 parent 1:1 leaf 20: prio 1 rate 60Mbit ceil 100Mbit burst 1590b cburst 1600b
+class tbf 10:1 parent 10: leaf 30:
+EOF
+: >"$T/state/qdisc/v0/filter"
+plan=$(q --dry-run revert v0 2>&1)
+same "revert plan of an htb tree: the options as tc reads them (no direct_packets_stat, leaf; 50 not 50p)" \
+"tc qdisc del dev v0 root
+tc qdisc replace dev v0 root handle 1: htb r2q 10 default 0x20 direct_qlen 1000
+tc class add dev v0 parent 1: classid 1:1 htb rate 100Mbit ceil 100Mbit burst 1600 cburst 1600
+tc class add dev v0 parent 1:1 classid 1:10 htb prio 0 rate 40Mbit ceil 100Mbit burst 1600 cburst 1600
+tc class add dev v0 parent 1:1 classid 1:20 htb prio 1 rate 60Mbit ceil 100Mbit burst 1590 cburst 1600
+tc qdisc replace dev v0 parent 10:1 handle 30: pfifo limit 50
+tc qdisc replace dev v0 parent 1:10 handle 10: tbf rate 30Mbit burst 32Kb lat 20ms
+tc qdisc replace dev v0 parent 1:20 handle 20: bfifo limit 100Kb" \
+	"$(sed -n 1,2p <<<"$plan"; sed 1,2d <<<"$plan" | LC_ALL=C sort)"
+# ... and in an order where every parent comes first:
+pos() { grep -n -F -- "$1" <<<"$plan" | head -n1 | cut -d: -f1; }
+check "  htb 1: before class 1:1 before class 1:10 before tbf 10: before pfifo 30:" \
+	test "$(pos 'handle 1: htb')" -lt "$(pos 'classid 1:1 htb')" -a \
+	"$(pos 'classid 1:1 htb')" -lt "$(pos 'classid 1:10 htb')" -a \
+	"$(pos 'classid 1:10 htb')" -lt "$(pos 'handle 10: tbf')" -a \
+	"$(pos 'handle 10: tbf')" -lt "$(pos 'handle 30: pfifo')"
+check "  class 1:20 before bfifo 20:" test "$(pos 'classid 1:20 htb')" -lt "$(pos 'handle 20: bfifo')"
+check "  no tbf class re-created (tbf makes its own)" test -z "$(pos 'classid 10:1')"
+check "  dry run: the save is kept" test -e "$T/state/qdisc/v0/qdisc"
+
+printf '%s\n' "qdisc mqprio 1: root tc 3 map $MAP queues:(0:0) (1:1) (2:3) mode:channel shaper:bw_rlimit min_rate:1Gbit 1Gbit 2Gbit max_rate:5Gbit 5Gbit 10Gbit" \
+	"qdisc fq 8001: parent 1:1 limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 quantum 3028b initial_quantum 15140b low_rate_threshold 550Kbit refill_delay 40ms" \
+	"qdisc pfifo_fast 0: parent 1:2 bands 3 priomap $MAP" >"$T/state/qdisc/v0/qdisc"
+: >"$T/state/qdisc/v0/class"
+same "revert plan of an offloaded mqprio: num_tc, queues, mode, shaper, rates, hw 1; kernel defaults left out" \
+"tc qdisc del dev v0 root
+tc qdisc replace dev v0 root handle 1: mqprio num_tc 3 map $MAP queues 1@0 1@1 2@2 mode channel shaper bw_rlimit min_rate 1Gbit 1Gbit 2Gbit max_rate 5Gbit 5Gbit 10Gbit hw 1
+tc qdisc replace dev v0 parent 1:1 handle 8001: fq limit 10000 flow_limit 100 buckets 1024 orphan_mask 1023 quantum 3028 initial_quantum 15140 low_rate_threshold 550Kbit refill_delay 40ms" \
+	"$(q --dry-run revert v0 2>&1)"
+printf '%s\n' "qdisc cake 8001: root refcnt 2 bandwidth unlimited diffserv3 triple-isolate nonat nowash no-ack-filter split-gso rtt 100ms raw overhead 0 " \
+	"qdisc fq_pie 8002: parent 8001:1 limit 10240p flows 1024 target 15ms tupdate 16ms alpha 2 beta 20 quantum 1514b memory_limit 32Mb ecn_prob 10% " >"$T/state/qdisc/v0/qdisc"
+same "revert plan of cake, fq_pie: \"bandwidth unlimited\" as \"unlimited\", \"10%\" as \"10\"" \
+"tc qdisc del dev v0 root
+tc qdisc replace dev v0 root handle 8001: cake unlimited diffserv3 triple-isolate nonat nowash no-ack-filter split-gso rtt 100ms raw overhead 0
+tc qdisc replace dev v0 parent 8001:1 handle 8002: fq_pie limit 10240 flows 1024 target 15ms tupdate 16ms alpha 2 beta 20 quantum 1514 memory_limit 32Mb ecn_prob 10" \
+	"$(q --dry-run revert v0 2>&1)"
+printf '%s\n' "$FQ_CODEL0" >"$T/state/qdisc/v0/qdisc"
+same "revert plan of a kernel default root: only the delete" "tc qdisc del dev v0 root" "$(q --dry-run revert v0 2>&1)"
+
+# revert for real (with the stub): re-created, checked, forgotten.
+reset
+tree a "$A_Q" "$A_C"
+q install prio v0 >/dev/null 2>&1
+: >"$T/log"
+out=$(q revert v0 2>&1); rc=$?
+check "revert: exit 0 ($rc), tbf 5: and fq_codel 50: re-created" \
+	sh -c "test $rc = 0 && grep -q 'handle 5: tbf' '$T/log' && grep -q 'handle 50: fq_codel' '$T/log'"
+check "  the save is forgotten" test ! -e "$T/state/qdisc/v0"
+check "  show after it has no saved tree" sh -c '! grep -q "^# saved"' <<<"$out"
+# A tree that does not come back as saved: exit 1, the differences said.
+reset
+tree a "$A_Q" "$A_C"
+q install prio v0 >/dev/null 2>&1
+tree a "qdisc tbf 5: root refcnt 2 rate 7Mbit burst 20Kb lat 51ms " "$A_C"
+out=$(q revert v0 2>&1); rc=$?
+check "revert that comes back different: exit 1 ($rc), says what differs" has "$rc $out" "1 " \
+	"saved: qdisc tbf 5: root rate 7Mbit burst 20Kb lat 50ms" "now:   qdisc tbf 5: root rate 7Mbit burst 20Kb lat 51ms"
+
+# Nothing saved: the root is deleted, and it says so.
+reset
+tree a "$A_Q" "$A_C"
+out=$(q revert v0 2>&1); rc=$?
+check "revert with nothing saved: exit 0 ($rc), says so" grep -q "nothing saved for v0" <<<"$out"
+same "  and deletes the root qdisc" "qdisc del dev v0 root" "$(log)"
+
+# A save by the older srff-qdisc ($STATE/qdisc-NS-DEV, the root line).
+reset
+tree a "$A_Q" "$A_C"
+mkdir -p "$T/state"
+echo "qdisc tbf 5: root refcnt 2 rate 7Mbit burst 20Kb lat 50ms " >"$T/state/qdisc-root-v0"
+tree a "qdisc prio 10: root refcnt 2 bands 3 priomap $MAP" ""
+out=$(q revert v0 2>&1); rc=$?
+check "an older srff-qdisc's save is restored (exit $rc)" grep -qx "qdisc replace dev v0 root handle 5: tbf rate 7Mbit burst 20Kb lat 50ms" "$T/log"
+check "  and forgotten" test ! -e "$T/state/qdisc-root-v0"
+
+# --- -n NETNS -------------------------------------------------------------------
+reset
+tree a "$A_Q" "$A_C"
+out=$(q -n web install prio v0 2>&1); rc=$?
+check "-n web install: exit 0 ($rc), state in qdisc/netns:web/v0" \
+	test "$rc" = 0 -a -e "$T/state/qdisc/netns:web/v0/qdisc" -a ! -e "$T/state/qdisc/v0"
+check "  show -n web lists the saved tree" sh -c "'$Q' -n web show v0 | grep -q '^#   qdisc tbf 5: root'"
+check "  show without -n has none (another namespace)" sh -c "! '$Q' show v0 | grep -q '^# saved'"
+check "  ip netns exec web srff-qdisc: the same state" sh -c "ip netns exec web '$Q' show v0 | grep -q '^#   qdisc tbf 5: root'"
+out=$(q --netns web revert v0 2>&1); rc=$?
+check "--netns web revert: exit 0 ($rc), state forgotten" test "$rc" = 0 -a ! -e "$T/state/qdisc/netns:web"
+
+echo "srff-qdisc: $pass passed, $failed failed"
+[ "$failed" = 0 ]
