@@ -6,25 +6,11 @@
  * with. No netlink here: unit-tested natively on a made-up directory.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "srffctl.h"
-
-static int errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* One parameter's value, without the newline the kernel ends it with. */
 static int read_param(const char *dir, const char *name, char *buf, size_t len,

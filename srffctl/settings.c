@@ -14,10 +14,8 @@
 
 #include "srffctl.h"
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t len, const char *fmt, ...)
+/* Format a message into @err (@len bytes) and return -1: the parsers' error path. */
+int errf(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 

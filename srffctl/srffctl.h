@@ -180,5 +180,6 @@ int cmd_sizes(int argc, char **argv);
 
 extern const char *prog;
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif
