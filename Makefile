@@ -68,6 +68,7 @@ test-debug: deps
 check: all
 	$(MAKE) -C srff_nf/user check
 	$(MAKE) -C srffctl check
+	tests/srff-qdisc.sh
 
 fuzz:
 	$(MAKE) -C srff_nf/user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
