@@ -120,6 +120,23 @@ for s in vsftpd nginx; do
 	esac
 done
 
+# sch_fq's bands (Linux 6.7+) need a tc of iproute2 6.7+ to set them up;
+# Debian 12's is 6.1. The tests of the fq-bands setup (tests/kernel/
+# setups.sh, on 6.12) use bookworm-backports' tc, unpacked here and never
+# installed: the machine's own ip and tc stay Debian 12's.
+NEWTC=$HOME/.cache/srff/iproute2
+if [ ! -x "$NEWTC/sbin/tc" ] && [ -e "$BPO_SOURCE" ]; then
+	echo "deps: unpacking bookworm-backports' iproute2 into $NEWTC (tc for sch_fq's bands)" >&2
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -q iproute2/bookworm-backports >/dev/null 2>&1) &&
+	   dpkg-deb -x "$tmp"/iproute2_*.deb "$tmp/root" && [ -x "$tmp/root/sbin/tc" ]; then
+		rm -rf "$NEWTC" && mkdir -p "$NEWTC" && cp -a "$tmp/root/sbin" "$NEWTC/"
+	else
+		echo "deps: could not unpack iproute2 from bookworm-backports; setup_fq_bands will skip" >&2
+	fi
+	rm -rf "$tmp"
+fi
+
 if [ ! -x "$VENV/bin/vng" ] ||
    [ "$("$VENV/bin/pip" show virtme-ng 2>/dev/null | sed -n 's/^Version: //p')" != "$VIRTME_NG_VERSION" ]; then
 	echo "deps: installing virtme-ng into $VENV" >&2

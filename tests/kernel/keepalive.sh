@@ -84,7 +84,12 @@ slowstart)
 	# 150 ms on the way out, 0 back: every flight of slow start waits
 	# longer than the idle reset for its ACKs.
 	tc -n "$SND" qdisc replace dev veth0 root netem delay 150ms limit 100000 || fail "netem"
-	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 2000000 --hold 60 &
+	# All 2 MB in the socket at once (--sndbuf): the pauses are TCP's,
+	# waiting for ACKs, never the sender's. Without it a sender slower than
+	# the path (this emulated guest: a Python process not scheduled for
+	# 100 ms) leaves the socket empty between writes, and a gap after an
+	# empty socket is a new message by PIAS's rule, as srff means it to be.
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 2000000 --hold 60 --sndbuf 8000000 &
 	BG_PIDS+=($!)
 	check "the whole 2 MB counted, never reset mid-transfer" \
 		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5001 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"

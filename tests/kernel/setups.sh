@@ -52,6 +52,12 @@ mqprio)
 	[ -e /sys/module/sch_mqprio ] || modprobe -q sch_mqprio || skip "this kernel has no sch_mqprio"
 	run q install mqprio veth0 >/dev/null || fail "install mqprio" ;;
 fq-bands)
+	# Debian 12's tc cannot set fq's bands: scripts/deps.sh unpacks a newer
+	# one (tests/run names it in SRFF_NEWTC_DIR), used by this test only.
+	if [ -n "${SRFF_NEWTC_DIR:-}" ] && [ -x "$SRFF_NEWTC_DIR/tc" ]; then
+		export PATH="$SRFF_NEWTC_DIR:$PATH"
+		log "tc: $(tc -V | head -n1)"
+	fi
 	out=$(q install shaped-fq-bands veth0 20mbit 2>&1); rc=$?
 	[ $rc = 3 ] && skip "$out"
 	[ $rc = 0 ] || fail "install shaped-fq-bands: $out"

@@ -3,7 +3,7 @@
 """Deterministic traffic for srff's kernel tests.
 
   traffic.py tcp-sink PORT                  accept and discard, forever
-  traffic.py tcp-send HOST PORT BYTES [--hold S]
+  traffic.py tcp-send HOST PORT BYTES [--hold S] [--sndbuf BYTES]
                                             send BYTES, optionally keep the
                                             connection open S seconds after;
                                             returns once the sink has it all
@@ -66,8 +66,21 @@ def finish(s):
     s.close()
 
 
+SO_SNDBUFFORCE = 32     # <asm-generic/socket.h>; Python's socket module lacks it
+
+
 def tcp_send(a):
-    s = socket.create_connection((a.host, a.port), timeout=60)
+    if a.sndbuf:
+        # The whole transfer written into the socket at once: the sender is
+        # never application-limited, so every pause is TCP's own (waiting for
+        # ACKs), however slowly this process is scheduled. FORCE (root) is
+        # not capped by net.core.wmem_max.
+        s = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET)
+        s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, a.sndbuf)
+        s.settimeout(60)
+        s.connect((a.host, a.port))
+    else:
+        s = socket.create_connection((a.host, a.port), timeout=60)
     buf = b"x" * 65536
     left = a.bytes
     while left:
@@ -182,6 +195,7 @@ def main():
     q = sub.add_parser("tcp-sink"); q.add_argument("port", type=int)
     q = sub.add_parser("tcp-send"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("bytes", type=int); q.add_argument("--hold", type=float, default=0)
+    q.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUFFORCE bytes (root)")
     q = sub.add_parser("tcp-responses"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("n", type=int); q.add_argument("size", type=int); q.add_argument("gap", type=float)
     q = sub.add_parser("tcp-churn"); q.add_argument("host"); q.add_argument("port", type=int)
