@@ -119,10 +119,11 @@ wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." ||
 # before), i.e. the long flow is past T2.
 band2_seen() { [ "$(diff_lines "$1" "$(srff_bytes)" | awk '$1 == 2 { print $2 }')" -gt 0 ]; }
 
-fq_band2_max=0
-fq_sample() {	# the most packets seen queued in fq's band 2
+fq_band2_max=0 fq_band_stats=0
+fq_sample() {	# the most packets seen queued in fq's band 2, where tc shows it
 	local n
 	n=$(tc -n "$SND" -s qdisc show dev veth0 | grep -o 'band2_pkts [0-9]*' | awk '{ print $2 }')
+	[ -n "$n" ] && fq_band_stats=1
 	[ "${n:-0}" -le "$fq_band2_max" ] || fq_band2_max=$n
 }
 
@@ -165,8 +166,14 @@ elif [ "$setup" = fq-bands ]; then
 	else
 		log "fq dropped $drops packets: totals not compared"
 	fi
-	check "the long flow was seen queued in fq's band 2 ($fq_band2_max packets at most)" \
-		test "$fq_band2_max" -gt 0
+	# The kernel keeps fq's per-band packet counts (tc_fq_qd_stats,
+	# band_pkt_count), but iproute2 up to 6.15 does not print them.
+	if [ "$fq_band_stats" = 1 ]; then
+		check "the long flow was seen queued in fq's band 2 ($fq_band2_max packets at most)" \
+			test "$fq_band2_max" -gt 0
+	else
+		log "this tc prints no per-band counts of fq: band 2's queue not observed"
+	fi
 else
 	for b in 0 1 2; do
 		read -r _ p by < <(echo "$got" | awk -v b=$b '$1 == b')
