@@ -166,13 +166,15 @@ elif [ "$setup" = fq-bands ]; then
 	else
 		log "fq dropped $drops packets: totals not compared"
 	fi
-	# The kernel keeps fq's per-band packet counts (tc_fq_qd_stats,
-	# band_pkt_count), but iproute2 up to 6.15 does not print them.
+	# fq's per-band packet counts (band_pkt_count, iproute2 6.7+) say
+	# little here: TCP small queues keep a paced flow's backlog in its
+	# socket, so fq's bands rarely hold a packet when sampled (measured
+	# on 6.12: 0 at every sample). Shown, not checked; that fq keeps the
+	# bands and priomap srff-qdisc gave it is checked by srff-qdisc.
 	if [ "$fq_band_stats" = 1 ]; then
-		check "the long flow was seen queued in fq's band 2 ($fq_band2_max packets at most)" \
-			test "$fq_band2_max" -gt 0
+		log "fq's band 2 held $fq_band2_max packets at most when sampled"
 	else
-		log "this tc prints no per-band counts of fq: band 2's queue not observed"
+		log "this tc prints no per-band counts of fq"
 	fi
 else
 	for b in 0 1 2; do
