@@ -218,8 +218,18 @@ userns)
 	# grace period can stretch several-fold, so 1000 (a third of the cap)
 	# is allowed. A cap that did not hold would show up to 16000 objects.
 	# Once the floods stop and RCU catches up, the bound is exact (below).
-	soft_jq_check "srff_flow objects in use stayed within 3000 + 1000 RCU-pending ($(jq .slab_excess_max <<<"$w") beyond the flows; active $(jq .slab_active_max <<<"$w") incl. $(jq .slab_cpu_cached_max <<<"$w") cached per CPU; before $slab_base)" \
-		"$w" '.slab_active_max - .slab_cpu_cached_max <= 4000 and .slab_excess_max <= 1000'
+	# Under KASAN (make test-debug) a freed object waits in KASAN's
+	# quarantine before SLUB counts it free, and grace periods are slower
+	# still: the count during the floods measures those, not srff (seen:
+	# 3696 beyond the flows). There it is shown; the settled bound below
+	# is checked on every kernel.
+	slab_what="srff_flow objects in use stayed within 3000 + 1000 RCU-pending ($(jq .slab_excess_max <<<"$w") beyond the flows; active $(jq .slab_active_max <<<"$w") incl. $(jq .slab_cpu_cached_max <<<"$w") cached per CPU; before $slab_base)"
+	if grep -qw kasan_report /proc/kallsyms; then
+		log "KASAN kernel, not checked: $slab_what"
+	else
+		soft_jq_check "$slab_what" \
+			"$w" '.slab_active_max - .slab_cpu_cached_max <= 4000 and .slab_excess_max <= 1000'
+	fi
 	settled() {
 		local a c per
 		a=$(awk '$1 == "srff_flow" { print $2 }' /proc/slabinfo)
