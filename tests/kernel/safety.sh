@@ -528,8 +528,10 @@ reuse)
 	ip netns exec "$RCV" $SAFETY close-sink 5001 100000 & BG_PIDS+=($!)
 	listening "$RCV" 5001
 	# (loaded last: the closed flow must stay in the table until the
-	# reconnection, and GC, which would retire it, first runs 60 s on)
-	srff_load idle_timeout_ms=600000 gc_interval_ms=60000
+	# reconnection, and GC, which would retire it, first runs 60 s on;
+	# idle reset off: the client waits for the server's FIN before its
+	# own, and a pause over 100 ms there would restart the count)
+	srff_load idle_timeout_ms=600000 gc_interval_ms=60000 idle_reset_ms=0
 	run ip netns exec "$SND" $SAFETY reuse-client $RCV_IP4 5001 40000 100000 || fail "first connection"
 	f=$(srffctl -j flows port 40000); log "$f"
 	check "first connection: one flow with its 100 KB, closed" \
