@@ -125,6 +125,7 @@ revert)
 		out=$(q show "$dev")
 		check "show lists the saved tree ($name)" grep -q "^# saved before srff-qdisc's first install" <<<"$out"
 		out=$(q revert "$dev" 2>&1); rc=$?
+		[ $rc = 0 ] || log "$out"
 		check "revert $name after $*: exit 0 ($rc)" test $rc = 0
 		same_tree "  the tree is exactly the operator's: $name" "$dev" "$before"
 		check "  the save is forgotten" sh -c "! test -e '$SRFF_QDISC_STATE/qdisc/netns:$NS/$dev'"
