@@ -21,8 +21,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 
 [ -f "$kdir/Makefile" ] || { echo "build-ko: no kernel build tree at $kdir" >&2; exit 1; }
-krel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null) ||
-	{ echo "build-ko: $kdir has no include/config/kernel.release" >&2; exit 1; }
+# The release a module's vermagic carries is UTS_RELEASE. Debian's 6.1
+# headers' include/config/kernel.release says "6.1.192", not the
+# "6.1.0-56-amd64" the kernel and its modules go by: read the header.
+krel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h" 2>/dev/null)
+[ -n "$krel" ] ||
+	{ echo "build-ko: $kdir has no include/generated/utsrelease.h" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/srff_nf"
