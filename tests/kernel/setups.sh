@@ -40,7 +40,10 @@ GSO_MAX=70000		# one GSO skb (64 KiB of payload) with its headers
 
 PAIR_IPV4_ONLY=1	# no MLD or other packets srff did not mark
 [ "$setup" = mqprio ] && PAIR_TXQUEUES=4
-srff_load idle_timeout_ms=600000 thresholds=$T1,$T2
+# Idle reset off: the bands are checked against the thresholds by byte
+# arithmetic, and a pause of the long flow over 100 ms (the debug kernel
+# made one, unshaped under mqprio) would restart its count in band 0.
+srff_load idle_timeout_ms=600000 idle_reset_ms=0 thresholds=$T1,$T2
 setup_pair
 SRFF_NS=$SND
 ip netns exec "$SND" sysctl -qw net.ipv4.tcp_ecn=1
