@@ -113,15 +113,22 @@ static bool udp_tunnel_outer(const struct sock *sk)
 /*
  * Local TCP: 1 if the socket holds written data this skb does not carry
  * (it will send more without a new write), 0 if not, -1 if unknown (not
- * TCP, forwarded, or not a full socket). Lockless: write_seq is read once,
- * and a stale value only delays or advances one reset decision.
+ * TCP, forwarded, or not a TCP socket's own). Lockless: write_seq is read
+ * once, and a stale value only delays or advances one reset decision.
+ *
+ * Not every full socket of protocol TCP is a tcp_sock: IPv4 sends its RSTs
+ * and its TIME_WAIT and request sockets' ACKs on a per-CPU control socket,
+ * a raw one (tcp_v4_init: inet_ctl_sock_create(SOCK_RAW, IPPROTO_TCP)),
+ * and __ip_append_data() makes it skb->sk. A raw_sock ends long before
+ * tcp_sock's write_seq: hence the socket type (6.1 and 6.12 alike).
  */
 static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
 {
 	const struct sock *sk = skb->sk;
 
 	if (p->key.proto != IPPROTO_TCP || !p->has_ports || !sk ||
-	    !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP)
+	    !sk_fullsock(sk) || sk->sk_type != SOCK_STREAM ||
+	    sk->sk_protocol != IPPROTO_TCP)
 		return -1;
 	return after(READ_ONCE(tcp_sk(sk)->write_seq), p->tcp_end_seq);
 }
