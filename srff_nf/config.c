@@ -254,10 +254,13 @@ void srff_config_auto_default(struct srff_config *c, unsigned int n)
 		c->thresholds[i] = SRFF_AUTO_FLOOR << (3 * i);
 }
 
-/* A new configuration from the module parameters, unchecked. */
+/* A new configuration from the module parameters, unchecked; charged,
+ * as everything a namespace allocates in process context, to the caller's
+ * memory cgroup.
+ */
 struct srff_config *srff_config_from_params(void)
 {
-	struct srff_config *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct srff_config *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 	int idx;
 
