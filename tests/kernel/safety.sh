@@ -56,9 +56,11 @@
 #              SND's kernel answers with a RST from IPv4's per-CPU control
 #              socket (SOCK_RAW, protocol TCP), on the flow srff tracks.
 #              Every client sees its reset, and srff met each RST on its
-#              connection's flow (10 flows, all closed, none made by a RST). Under make test-debug, KASAN
-#              reports the slab-out-of-bounds read of write_seq that srff
-#              made from that raw socket before the fix.
+#              connection's flow (10 flows closed, none made by a RST).
+#              This exercises the path; it cannot see the old out-of-bounds
+#              read of write_seq from that raw socket: KASAN did not report
+#              it in the debug kernel either (the read lands on memory that
+#              KASAN holds valid, as another object of the raw socket slab).
 #
 #  smaller     (a) insmod with hash_buckets above 16777216 fails ("bad module
 #              parameter"); (b) idle-reset >= idle-timeout is refused;
@@ -599,9 +601,14 @@ ctlsock)
 	# A RST carries no data and creates no flow: a closed flow per
 	# connection, and no more flows than connections, means each RST met
 	# the flow its connection's data made (its count restarted from 0 by
-	# idle reset, after the pause: the RST's own 40 bytes)
-	check "srff saw each control-socket RST on its tracked flow ($n flows, all closed)" \
-		test "$(jq --argjson n $n 'length == $n and all(.[]; .closed)' <<<"$f")" = true
+	# idle reset, after the pause: the RST's own 40 bytes). On a slow guest
+	# GC (at most a minute apart) may already have retired some of the
+	# closed ones: they count in fin_retired.
+	closed=$(jq '[.[] | select(.closed)] | length' <<<"$f")
+	retired=$(stat fin_retired)
+	check "srff saw each control-socket RST on its tracked flow ($closed closed + $retired retired after closing = $n)" \
+		test $((closed + retired)) = "$n"
+	check "  none left open ($(jq length <<<"$f") listed)" test "$(jq length <<<"$f")" = "$closed"
 	check "  the flows its data made: created $(stat created) = $n" test "$(stat created)" = "$n"
 	;;
 
