@@ -49,41 +49,82 @@ fake_dev() {
 # The stub tc. The device's tree is $T/tree/{qdisc,class}.CUR, CUR in
 # $T/tree/cur: "a" before any change; a change makes it "b" (what an
 # install leaves), deleting the root makes it "a" again for good (the
-# rollback or revert re-creating "a"; the next run starts afresh). Every command that changes something is logged
-# to $T/log; one matching $FAKE_FAIL fails as the kernel fails for an
-# unknown qdisc kind.
+# rollback or revert re-creating "a"; the next run starts afresh). Every
+# command that changes something is logged to $T/log; one matching
+# $FAKE_FAIL fails as the kernel fails for an unknown qdisc kind. `tc
+# [-force] -batch -` runs the commands of its stdin in turn as tc does: a
+# failed one says "Command failed -:LINE" and ends the batch (-force: goes
+# on), exit 1. Every run of the stub is counted in $T/procs (one process, as
+# tc is: the stubs are bash alone, no other command).
 cat >"$T/bin/tc" <<'EOF'
-#!/usr/bin/env bash
-cur=$(cat "$FAKE/tree/cur" 2>/dev/null || echo a)
-[ "$1" = -s ] && shift
-case "$*" in
--V) echo "tc utility, iproute2-6.1.0 (stub)"; exit 0 ;;
-"qdisc add dev lo root fq help") [ -n "${FAKE_FQ_BANDS:-}" ] && echo "[ bands 3 priomap P0 P1 ... ]"; exit 1 ;;
-qdisc\ show\ dev\ *\ root) grep ' root' "$FAKE/tree/qdisc.$cur" | head -n1; exit 0 ;;
-qdisc\ show*) cat "$FAKE/tree/qdisc.$cur" 2>/dev/null; exit 0 ;;
-class\ show*) cat "$FAKE/tree/class.$cur" 2>/dev/null; exit 0 ;;
-filter\ show*) cat "$FAKE/tree/filter.$cur" 2>/dev/null; exit 0 ;;
-esac
-echo "$*" >>"$FAKE/log"
-if [ -n "${FAKE_FAIL:-}" ] && [[ "$*" == *$FAKE_FAIL* ]]; then
-	echo "Error: Specified qdisc kind is unknown." >&2
-	exit 2
-fi
-case "$*" in
-"qdisc del dev "*" root") echo a >"$FAKE/tree/cur"; : >"$FAKE/tree/restoring" ;;
-*) [ -e "$FAKE/tree/restoring" ] || echo b >"$FAKE/tree/cur" ;;
-esac
+#!/bin/bash
+echo "tc $*" >>"$FAKE/procs"
+cur=a
+[ -e "$FAKE/tree/cur" ] && read -r cur <"$FAKE/tree/cur"
+out() { local l; while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done <"$1"; }
+one() {
+	case "$*" in
+	-V) echo "tc utility, iproute2-6.1.0 (stub)"; return 0 ;;
+	"qdisc add dev lo root fq help") [ -z "${FAKE_FQ_BANDS:-}" ] || echo "[ bands 3 priomap P0 P1 ... ]"; return 1 ;;
+	qdisc\ show\ dev\ *\ root)	# the root qdisc, with its continuation lines
+		local l on=
+		while IFS= read -r l || [ -n "$l" ]; do
+			case $l in
+			"qdisc "*" root"*) on=1 ;;
+			"qdisc "*) [ -z "$on" ] || break ;;
+			esac
+			[ -z "$on" ] || printf '%s\n' "$l"
+		done <"$FAKE/tree/qdisc.$cur"
+		return 0 ;;
+	qdisc\ show*) [ ! -e "$FAKE/tree/qdisc.$cur" ] || out "$FAKE/tree/qdisc.$cur"; return 0 ;;
+	class\ show*) [ ! -e "$FAKE/tree/class.$cur" ] || out "$FAKE/tree/class.$cur"; return 0 ;;
+	filter\ show*) [ ! -e "$FAKE/tree/filter.$cur" ] || out "$FAKE/tree/filter.$cur"; return 0 ;;
+	esac
+	echo "$*" >>"$FAKE/log"
+	if [ -n "${FAKE_FAIL:-}" ] && [[ "$*" == *$FAKE_FAIL* ]]; then
+		echo "Error: Specified qdisc kind is unknown." >&2
+		return 2
+	fi
+	case "$*" in
+	"qdisc del dev "*" root") cur=a; echo a >"$FAKE/tree/cur"; : >"$FAKE/tree/restoring" ;;
+	*) [ -e "$FAKE/tree/restoring" ] || { cur=b; echo b >"$FAKE/tree/cur"; } ;;
+	esac
+	return 0
+}
+force=
+while :; do
+	case ${1:-} in
+	-s) shift ;;
+	-force) force=1; shift ;;
+	*) break ;;
+	esac
+done
+[ "${1:-}" = -batch ] || { one "$@"; exit; }
+[ "${2:-}" = - ] || { echo "stub tc: -batch: only - (stdin)" >&2; exit 1; }
+n=0 rc=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	read -ra words <<<"$line"
+	[ ${#words[@]} -gt 0 ] || continue
+	one "${words[@]}" && continue
+	echo "Command failed -:$n" >&2
+	rc=1
+	[ -n "$force" ] || break
+done
+exit $rc
 EOF
 # The stub ip: devices are the fake sysfs's; namespaces exist if listed in
 # $T/netns; `ip netns exec NS CMD` runs CMD with FAKE_NETNS=NS, which
 # `ip netns identify` prints.
 cat >"$T/bin/ip" <<'EOF'
-#!/usr/bin/env bash
+#!/bin/bash
+echo "ip $*" >>"$FAKE/procs"
 case "$1 $2" in
 "link show") [ -d "$SRFF_QDISC_SYSFS/$4" ] ;;
 "netns identify") [ -z "${FAKE_NETNS:-}" ] || echo "$FAKE_NETNS" ;;
 "netns exec")
-	grep -qx -- "$3" "$FAKE/netns" 2>/dev/null || { echo "Cannot open network namespace \"$3\"" >&2; exit 1; }
+	while read -r ns; do [ "$ns" != "$3" ] || break; done <"$FAKE/netns"
+	[ "$ns" = "$3" ] || { echo "Cannot open network namespace \"$3\"" >&2; exit 1; }
 	FAKE_NETNS=$3; export FAKE_NETNS; shift 3; exec "$@" ;;
 *) echo "stub ip: $*" >&2; exit 1 ;;
 esac
