@@ -491,7 +491,7 @@ dry_is_run "--dry-run install mq over mqprio" mq m0 4
 mkdir -p "$T/count"
 for c in awk sed sort diff uname cat mkdir mv rm rmdir readlink flock mktemp head tail grep tr find wc seq cp cut; do
 	real=$(command -v "$c") || continue
-	printf '#!/bin/sh\necho %s >>"$FAKE/procs"\nexec %s "$@"\n' "$c" "$real" >"$T/count/$c"
+	{ echo "#!/bin/sh"; echo "echo $c >>\"\$FAKE/procs\""; echo "exec $real \"\$@\""; } >"$T/count/$c"
 	chmod +x "$T/count/$c"
 done
 ln -s "$T/bin/tc" "$T/bin/ip" "$T/count/"
