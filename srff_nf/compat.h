@@ -41,7 +41,8 @@
 /*
  * Sum per-CPU copies of a struct made of u64 counters, @size bytes, into
  * @out, which it overwrites. Any context: a counter read while its CPU adds
- * to it is read whole (64-bit) but may be a moment old.
+ * to it is read whole on a 64-bit kernel (on a 32-bit one the two halves may
+ * tear, for a moment) but may be a moment old.
  */
 static inline void srff_pcpu_sum_u64(u64 *out, const void __percpu *pcpu,
 				     size_t size)

@@ -254,10 +254,13 @@ void srff_config_auto_default(struct srff_config *c, unsigned int n)
 		c->thresholds[i] = SRFF_AUTO_FLOOR << (3 * i);
 }
 
-/* A new configuration from the module parameters, unchecked. */
+/* A new configuration from the module parameters, unchecked; charged,
+ * as everything a namespace allocates in process context, to the caller's
+ * memory cgroup.
+ */
 struct srff_config *srff_config_from_params(void)
 {
-	struct srff_config *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct srff_config *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 	int idx;
 
@@ -354,7 +357,11 @@ struct srff_config *srff_config_get_locked(struct srff_net *sn)
 }
 
 /* Publish @c (checked) as @sn's configuration; the old one is freed after
- * every packet that may still read it has left the hook.
+ * every packet that may still read it has left the hook. The caller must
+ * not touch the old configuration after this: outside an RCU read section
+ * the grace period may already have ended. Test builds free it at once,
+ * after the readers, so that such a use is a KASAN report under make
+ * test-debug every time, not a race that the grace period hides.
  */
 void srff_config_swap(struct srff_net *sn, struct srff_config *c)
 {
@@ -364,6 +371,12 @@ void srff_config_swap(struct srff_net *sn, struct srff_config *c)
 	old = rcu_replace_pointer(sn->config, c,
 				  lockdep_is_held(&sn->config_lock));
 	WRITE_ONCE(sn->table.max_flows, c->max_flows);
-	if (old)
-		kfree_rcu(old, rcu);
+	if (!old)
+		return;
+#ifdef SRFF_TEST_HOOKS
+	synchronize_rcu();
+	kfree(old);
+#else
+	kfree_rcu(old, rcu);
+#endif
 }

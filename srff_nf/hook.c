@@ -16,18 +16,25 @@
  *   IP6SKB_XFRM_TRANSFORMED) before transforming it, and the ESP/AH packet
  *   passes POST_ROUTING again with the flag and the inner packet's
  *   skb->priority. That second pass is left alone.
- * - IP tunnels (GRE, IPIP, SIT, ip6 tunnels, EtherIP, MPLS-in-IP, L2TPv3):
+ * - IP tunnels (GRE, IPIP, SIT, ip6 tunnels, MPLS-in-IP, SRv6's L2 encap):
  *   the inner packet is classified on the tunnel device; iptunnel_xmit()
  *   keeps skb->priority, so the outer packet (protocol GRE, IPIP, ...) is
- *   left alone.
+ *   left alone. L2TPv3 over IP is left alone too, but it sends through
+ *   ip_queue_xmit(), which sets the tunnel socket's priority: its outer
+ *   packets leave with that, not the inner band (docs/design.md, limits).
  * - UDP tunnels sent through a kernel tunnel socket (encap_type set:
- *   WireGuard, VXLAN, Geneve, FOU, ...): WireGuard zeroes skb->priority
+ *   WireGuard, VXLAN, Geneve, L2TP over UDP): WireGuard zeroes skb->priority
  *   when it encapsulates (wg_reset_packet clears skb->headers) but keeps
  *   skb->hash, and every inner flow shares one outer 5-tuple. So the outer
  *   packet is classified, keyed by its 5-tuple and a tag of the inner flow
  *   (from skb->hash), and the inner pass on a WireGuard device is left
  *   alone (after making sure skb->hash is set, for the outer pass to use).
  *   VXLAN and Geneve keep skb->priority and are classified on both passes.
+ *   FOU and GUE send through ip_tunnel_xmit() with no socket: their outer
+ *   packets are keyed by their 5-tuple and counted again. Route-based
+ *   IPsec (xfrm and vti devices) passes POST_ROUTING on the device and
+ *   again in xfrm4/6_output() before the transform, unflagged: counted
+ *   twice. Both are limits of docs/design.md.
  */
 #include <linux/skbuff.h>
 #include <linux/if_arp.h>
@@ -113,15 +120,22 @@ static bool udp_tunnel_outer(const struct sock *sk)
 /*
  * Local TCP: 1 if the socket holds written data this skb does not carry
  * (it will send more without a new write), 0 if not, -1 if unknown (not
- * TCP, forwarded, or not a full socket). Lockless: write_seq is read once,
- * and a stale value only delays or advances one reset decision.
+ * TCP, forwarded, or not a TCP socket's own). Lockless: write_seq is read
+ * once, and a stale value only delays or advances one reset decision.
+ *
+ * Not every full socket of protocol TCP is a tcp_sock: IPv4 sends its RSTs
+ * and its TIME_WAIT and request sockets' ACKs on a per-CPU control socket,
+ * a raw one (tcp_v4_init: inet_ctl_sock_create(SOCK_RAW, IPPROTO_TCP)),
+ * and __ip_append_data() makes it skb->sk. A raw_sock ends long before
+ * tcp_sock's write_seq: hence the socket type (6.1 and 6.12 alike).
  */
 static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
 {
 	const struct sock *sk = skb->sk;
 
 	if (p->key.proto != IPPROTO_TCP || !p->has_ports || !sk ||
-	    !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP)
+	    !sk_fullsock(sk) || sk->sk_type != SOCK_STREAM ||
+	    sk->sk_protocol != IPPROTO_TCP)
 		return -1;
 	return after(READ_ONCE(tcp_sk(sk)->write_seq), p->tcp_end_seq);
 }

@@ -413,7 +413,9 @@ static void __exit srff_exit(void)
 {
 	srff_genl_uninit();
 	unregister_pernet_subsys(&srff_net_ops);
-	rcu_barrier();		/* flows and configs freed by RCU callbacks */
+	rcu_barrier();		/* flows freed by call_rcu callbacks (configs
+				 * go to kfree_rcu, which runs no module code)
+				 */
 	srff_table_cache_uninit();
 	pr_info("srff: unloaded\n");
 }

@@ -15,9 +15,10 @@
  *   Insert re-checks the bucket under the lock, so a key is never in the
  *   table twice.
  * - `count` (and the host-wide `shared->count`, when the table has one)
- *   is reserved with atomic_inc_return() *before* anything is allocated and
- *   given back on every failure path: the table never holds, nor allocates
- *   for, more than max_flows flows, nor all tables together more than
+ *   is reserved by a compare-and-swap loop (count_reserve) *before*
+ *   anything is allocated, so that it never reads above its cap, and given
+ *   back on every failure path: the table never holds, nor allocates for,
+ *   more than max_flows flows, nor all tables together more than
  *   shared->max.
  * - A full table makes room in the newcomer's bucket: a closed flow, or the
  *   longest-idle one if it has been idle SRFF_EVICT_MIN_IDLE, is unlinked

@@ -60,8 +60,13 @@ for p in test_hook_delay_us test_unsafe_teardown; do
 	/sbin/modinfo -F parm "$SRFF_KO" | grep -q "^$p:" ||
 		fail "$SRFF_KO has no $p: build it with SRFF_TEST=1"
 done
-grep -qw 'preempt=full' /proc/cmdline ||
-	log "warning: no preempt=full on the kernel command line: rounds may miss"
+# Every round, not most, needs full preemption (above): without it this is
+# luck, so it is a failure, not a warning. The mode in force, not the
+# command line: PREEMPT_DYNAMIC's debugfs file marks it "(full)".
+[ -e /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+preempt=$(cat /sys/kernel/debug/sched/preempt 2>/dev/null)
+[[ $preempt == *'(full)'* ]] ||
+	fail "preemption is not full (${preempt:-no /sys/kernel/debug/sched/preempt}): boot with preempt=full, as tests/run-debug does"
 sysctl -qw kernel.panic_on_warn=0
 
 # sender.py DST: IP packets of protocol GRE (a raw socket: srff takes them

@@ -994,7 +994,29 @@ static void sizes_record_each_end(void)
 	teardown(&t);
 }
 
+/*
+ * The counters written on every link and unlink (count, gen) share no cache
+ * line with what every lookup reads (buckets ... secret): otherwise each
+ * insert on one CPU would evict the line every other CPU's lookups need.
+ */
+static void hot_counters_have_their_own_line(void)
+{
+	const size_t line = SMP_CACHE_BYTES;
+	const size_t read_end = offsetof(struct srff_table, secret) +
+				sizeof(((struct srff_table *)0)->secret) - 1;
+	const size_t count = offsetof(struct srff_table, count);
+	const size_t gen_end = offsetof(struct srff_table, gen) + sizeof(atomic_t) - 1;
+
+	CHECK_EQ(line, 64);
+	CHECK(offsetof(struct srff_table, buckets) / line < count / line);
+	CHECK(read_end / line < count / line);
+	CHECK_EQ(count / line, gen_end / line);
+	/* ... nor with what GC, flush and eviction write. */
+	CHECK(gen_end / line < offsetof(struct srff_table, gc_freed) / line);
+}
+
 const struct srff_test srff_tests_table[] = {
+	SRFF_TEST(hot_counters_have_their_own_line),
 	SRFF_TEST(table_init_sizes),
 	SRFF_TEST(table_init_enomem),
 	SRFF_TEST(get_creates_once),

@@ -36,6 +36,16 @@
         connect from local port LPORT (SO_REUSEADDR), send SIZE bytes, wait
         for the server to close, close; with --first, send N bytes, print
         "first", wait for FILE to exist, then send the rest
+  safety.py abort-server PORT SIZE COUNT DIR
+        (root, nftables table ip srff_test with chain out in place) COUNT
+        clients one after the other: SIZE bytes to each, then, once the
+        client has them all (it sends "k"), an abortive close (SO_LINGER 0)
+        whose RST a rule in srff_test/out drops before POST_ROUTING, so the
+        client's side stays open; touches DIR/closed-I after each
+  safety.py poke-client HOST PORT SIZE COUNT DIR
+        COUNT connections: read SIZE bytes, send "k", wait for
+        DIR/closed-I, send 100 bytes: the server's kernel answers with a RST
+        from its control socket; prints how many such resets came
   safety.py watch NETNS_PATH... --stop FILE [--seconds S] [--ready F]
         (root) GET_STATS in each network namespace and /proc/slabinfo's
         srff_flow line, over and over until FILE exists (touches F after
@@ -54,6 +64,7 @@ import random
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -273,6 +284,57 @@ def reuse_client(a):
     s.close()
 
 
+def wait_file(path):
+    end = time.monotonic() + TIMEOUT
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            sys.exit("%s never appeared" % path)
+        time.sleep(0.02)
+
+
+def abort_server(a):
+    s = listener(a.port)
+    s.settimeout(TIMEOUT)
+    drop = ["nft", "add", "rule", "ip", "srff_test", "out",
+            "tcp", "sport", str(a.port), "tcp", "flags", "&", "rst", "==", "rst", "drop"]
+    for i in range(a.count):
+        c, _ = s.accept()
+        c.settimeout(TIMEOUT)
+        c.sendall(b"a" * a.size)
+        if c.recv(1) != b"k":
+            sys.exit("abort-server: client %d did not confirm" % i)
+        subprocess.run(drop, check=True)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        c.close()       # the RST leaves (and is dropped) before close returns
+        subprocess.run(["nft", "flush", "chain", "ip", "srff_test", "out"], check=True)
+        open(os.path.join(a.dir, "closed-%d" % i), "w").close()
+
+
+def poke_client(a):
+    resets = 0
+    for i in range(a.count):
+        s = socket.create_connection((a.host, a.port), timeout=TIMEOUT)
+        got = 0
+        while got < a.size:
+            d = s.recv(1 << 16)
+            if not d:
+                break
+            got += len(d)
+        if got < a.size:
+            sys.exit("poke-client: connection %d got %d of %d bytes" % (i, got, a.size))
+        s.sendall(b"k")
+        wait_file(os.path.join(a.dir, "closed-%d" % i))
+        s.sendall(b"p" * 100)
+        try:
+            d = s.recv(1)
+        except ConnectionResetError:
+            resets += 1
+        else:
+            sys.exit("poke-client: connection %d: no reset (read %r)" % (i, d))
+        s.close()
+    print(resets)
+
+
 def slab():
     """(active objects, objects per slab, slabs cached per CPU) of srff_flow.
 
@@ -443,6 +505,12 @@ def main():
     q = sub.add_parser("reuse-client"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("lport", type=int); q.add_argument("size", type=int)
     q.add_argument("--first", type=int, default=0); q.add_argument("--go")
+    for cmd in ("abort-server", "poke-client"):
+        q = sub.add_parser(cmd)
+        if cmd == "poke-client":
+            q.add_argument("host")
+        q.add_argument("port", type=int); q.add_argument("size", type=int)
+        q.add_argument("count", type=int); q.add_argument("dir")
     q = sub.add_parser("watch"); q.add_argument("netns", nargs="+")
     q.add_argument("--stop", required=True); q.add_argument("--seconds", type=float, default=120)
     q.add_argument("--ready")
@@ -451,7 +519,8 @@ def main():
     a = p.parse_args()
     {"udp-flood": udp_flood, "udp-busy": udp_busy, "newcomers": newcomers, "syn-flood": syn_flood,
      "serve": serve, "fetch": fetch, "shorts": shorts, "stream": stream, "close-sink": close_sink,
-     "reuse-client": reuse_client, "watch": watch, "flushwatch": flushwatch}[a.cmd](a)
+     "reuse-client": reuse_client, "abort-server": abort_server, "poke-client": poke_client,
+     "watch": watch, "flushwatch": flushwatch}[a.cmd](a)
 
 
 if __name__ == "__main__":
