@@ -181,7 +181,10 @@ userns)
 	$SAFETY watch /proc/$U1/ns/net --stop "$stop" --ready "$WORK/w1" > "$WORK/watch1" & wpid=$!
 	BG_PIDS+=($wpid)
 	wait_for 30 test -e "$WORK/w1" || fail "watch did not start"
-	n=$(uns "$U1" $SAFETY udp-flood 127.0.0.1 5000 --seconds 30) || fail "flood in U1"
+	# (the senders' time limits stretch as every wait does: under the debug
+	# kernel beside another guest, 30 s sent 3584 of 5000)
+	secs=$((30 * ${SRFF_TIMEOUT_SCALE:-1}))
+	n=$(uns "$U1" $SAFETY udp-flood 127.0.0.1 5000 --seconds $secs) || fail "flood in U1"
 	touch "$stop"; wait "$wpid"
 	w=$(cat "$WORK/watch1"); log "sent $n; watch: $w"
 	st=$(uns "$U1" "$SRFFCTL" -j stats); log "U1: $(jq -c 'del(.bands)' <<<"$st")"
@@ -201,8 +204,8 @@ userns)
 	$SAFETY watch /proc/$U1/ns/net /proc/$U2/ns/net --stop "$stop" --ready "$WORK/w2" > "$WORK/watch2" & wpid=$!
 	BG_PIDS+=($wpid)
 	wait_for 30 test -e "$WORK/w2" || fail "watch did not start"
-	uns "$U1" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds 30 > "$WORK/n1" & p1=$!
-	uns "$U2" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds 30 > "$WORK/n2" & p2=$!
+	uns "$U1" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds $secs > "$WORK/n1" & p1=$!
+	uns "$U2" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds $secs > "$WORK/n2" & p2=$!
 	wait "$p1" || fail "flood in U1"
 	wait "$p2" || fail "flood in U2"
 	touch "$stop"; wait "$wpid"
@@ -262,9 +265,11 @@ synflood)
 	listening "$SRV" 80
 	s0=$(srffctl -j stats)
 	# 5000 SYNs a second (a free-running sender takes both emulated CPUs
-	# and every tool in the guest crawls); at most 120 s, killed once the
-	# clients are done.
-	ip netns exec "$PEER" $SAFETY syn-flood veth0 $RCV_IP4 80 120 --rate 5000 > "$WORK/flood" & fpid=$!
+	# and every tool in the guest crawls); at most 120 s (stretched as
+	# every wait is: under the debug kernel beside another guest the
+	# clients outlasted 120 s), killed once the clients are done.
+	secs=$((120 * ${SRFF_TIMEOUT_SCALE:-1}))
+	ip netns exec "$PEER" $SAFETY syn-flood veth0 $RCV_IP4 80 $secs --rate 5000 > "$WORK/flood" & fpid=$!
 	BG_PIDS+=($fpid)
 	wait_for 30 sh -c "[ \$(ip netns exec $SRV $SRFFCTL -j stats | jq .nodata_pkts) -ge $(( $(jq .nodata_pkts <<<"$s0") + 3000 )) ]" ||
 		fail "the server sent no 3000 SYN-ACKs: $(srffctl -j stats | jq -c 'del(.bands)')"
@@ -283,7 +288,7 @@ synflood)
 	log "20 real clients fetch 20 KB each while the flood goes on"
 	# The clients keep their connections open until listed: GC retires
 	# closed flows, and it runs every 60 s at the latest.
-	ip netns exec "$PEER" timeout 120 $SAFETY fetch $RCV_IP4 80 20 20000 --hold "$WORK/done" \
+	ip netns exec "$PEER" timeout $secs $SAFETY fetch $RCV_IP4 80 20 20000 --hold "$WORK/done" \
 		> "$WORK/ports" & cpid=$!
 	BG_PIDS+=($cpid)
 	wait_for 100 test -s "$WORK/ports" || fail "fetch"

@@ -195,19 +195,22 @@ def serve(a):
         threading.Thread(target=one, args=(c,), daemon=True).start()
 
 
+def connect_read(a, i, who):
+    """A new connection to a.host:a.port, after reading a.size bytes."""
+    s = socket.create_connection((a.host, a.port), timeout=TIMEOUT)
+    got = 0
+    while got < a.size:
+        d = s.recv(1 << 16)
+        if not d:
+            break
+        got += len(d)
+    if got < a.size:
+        sys.exit("%s: connection %d got %d of %d bytes" % (who, i, got, a.size))
+    return s
+
+
 def fetch(a):
-    conns = []
-    for i in range(a.n):
-        s = socket.create_connection((a.host, a.port), timeout=TIMEOUT)
-        conns.append(s)
-        got = 0
-        while got < a.size:
-            d = s.recv(1 << 16)
-            if not d:
-                break
-            got += len(d)
-        if got < a.size:
-            sys.exit("fetch: connection %d got %d of %d bytes" % (i, got, a.size))
+    conns = [connect_read(a, i, "fetch") for i in range(a.n)]
     print(" ".join(str(s.getsockname()[1]) for s in conns), flush=True)
     if a.hold:
         end = time.monotonic() + TIMEOUT
@@ -313,15 +316,7 @@ def abort_server(a):
 def poke_client(a):
     resets = 0
     for i in range(a.count):
-        s = socket.create_connection((a.host, a.port), timeout=TIMEOUT)
-        got = 0
-        while got < a.size:
-            d = s.recv(1 << 16)
-            if not d:
-                break
-            got += len(d)
-        if got < a.size:
-            sys.exit("poke-client: connection %d got %d of %d bytes" % (i, got, a.size))
+        s = connect_read(a, i, "poke-client")
         s.sendall(b"k")
         wait_file(os.path.join(a.dir, "closed-%d" % i))
         s.sendall(b"p" * 100)
