@@ -9,9 +9,14 @@
 # (--dry-run); the multiqueue guard (exit 4, --force); the rollback of a
 # failed install (the snapshot re-created, parents first; exit 3 for a
 # missing qdisc kind); how a saved tree is rebuilt on revert (htb classes,
-# tbf, mqprio, kernel defaults); -n NETNS and where the state goes; revert
-# with no save; a save by the older srff-qdisc. What the kernel makes of
-# the commands is tests/kernel/tc_scripts.sh's and qdisc_tree.sh's job.
+# tbf, mqprio, kernel defaults); a change failing in the middle of the
+# install's one tc -batch, or tc leaving it without saying where (rolled
+# back), and a device name the batch cannot take; that --dry-run prints
+# what the install runs; how many processes an install, a revert and a dry
+# run start (and, where strace runs, fork); -n NETNS and where the state
+# goes; revert with no save; a save by the older srff-qdisc. What the
+# kernel makes of the commands is tests/kernel/tc_scripts.sh's and
+# qdisc_tree.sh's job.
 # Ends in "srff-qdisc: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -49,41 +54,91 @@ fake_dev() {
 # The stub tc. The device's tree is $T/tree/{qdisc,class}.CUR, CUR in
 # $T/tree/cur: "a" before any change; a change makes it "b" (what an
 # install leaves), deleting the root makes it "a" again for good (the
-# rollback or revert re-creating "a"; the next run starts afresh). Every command that changes something is logged
-# to $T/log; one matching $FAKE_FAIL fails as the kernel fails for an
-# unknown qdisc kind.
+# rollback or revert re-creating "a"; the next run starts afresh). Every
+# command that changes something is logged to $T/log; one matching
+# $FAKE_FAIL fails as the kernel fails for an unknown qdisc kind; at one
+# matching $FAKE_DIE tc exits 255 then and there, as a parser's exit()
+# does. `tc [-force] -batch -` runs the commands of its stdin in turn as tc
+# does: a failed one says "Command failed -:LINE" and ends the batch
+# (-force: goes on), exit 1, and its lines are kept, "; " between them,
+# as a line of $T/batches. Every run of the stub is counted in $T/procs
+# (one process, as tc is: the stubs are bash alone, no other command).
 cat >"$T/bin/tc" <<'EOF'
-#!/usr/bin/env bash
-cur=$(cat "$FAKE/tree/cur" 2>/dev/null || echo a)
-[ "$1" = -s ] && shift
-case "$*" in
--V) echo "tc utility, iproute2-6.1.0 (stub)"; exit 0 ;;
-"qdisc add dev lo root fq help") [ -n "${FAKE_FQ_BANDS:-}" ] && echo "[ bands 3 priomap P0 P1 ... ]"; exit 1 ;;
-qdisc\ show\ dev\ *\ root) grep ' root' "$FAKE/tree/qdisc.$cur" | head -n1; exit 0 ;;
-qdisc\ show*) cat "$FAKE/tree/qdisc.$cur" 2>/dev/null; exit 0 ;;
-class\ show*) cat "$FAKE/tree/class.$cur" 2>/dev/null; exit 0 ;;
-filter\ show*) cat "$FAKE/tree/filter.$cur" 2>/dev/null; exit 0 ;;
-esac
-echo "$*" >>"$FAKE/log"
-if [ -n "${FAKE_FAIL:-}" ] && [[ "$*" == *$FAKE_FAIL* ]]; then
-	echo "Error: Specified qdisc kind is unknown." >&2
-	exit 2
-fi
-case "$*" in
-"qdisc del dev "*" root") echo a >"$FAKE/tree/cur"; : >"$FAKE/tree/restoring" ;;
-*) [ -e "$FAKE/tree/restoring" ] || echo b >"$FAKE/tree/cur" ;;
-esac
+#!/bin/bash
+echo "tc $*" >>"$FAKE/procs"
+cur=a
+[ -e "$FAKE/tree/cur" ] && read -r cur <"$FAKE/tree/cur"
+out() { local l; while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done <"$1"; }
+one() {
+	case "$*" in
+	-V) echo "tc utility, iproute2-6.1.0 (stub)"; return 0 ;;
+	"qdisc add dev lo root fq help") [ -z "${FAKE_FQ_BANDS:-}" ] || echo "[ bands 3 priomap P0 P1 ... ]"; return 1 ;;
+	qdisc\ show\ dev\ *\ root)	# the root qdisc, with its continuation
+		local l on= all=	# lines, in one write as tc's stdio does
+		while IFS= read -r l || [ -n "$l" ]; do
+			case $l in
+			"qdisc "*" root"*) on=1 ;;
+			"qdisc "*) [ -z "$on" ] || break ;;
+			esac
+			[ -z "$on" ] || all+=$l$'\n'
+		done <"$FAKE/tree/qdisc.$cur"
+		printf '%s' "$all"
+		return 0 ;;
+	qdisc\ show*) [ ! -e "$FAKE/tree/qdisc.$cur" ] || out "$FAKE/tree/qdisc.$cur"; return 0 ;;
+	class\ show*) [ ! -e "$FAKE/tree/class.$cur" ] || out "$FAKE/tree/class.$cur"; return 0 ;;
+	filter\ show*) [ ! -e "$FAKE/tree/filter.$cur" ] || out "$FAKE/tree/filter.$cur"; return 0 ;;
+	esac
+	if [ -n "${FAKE_DIE:-}" ] && [[ "$*" == *$FAKE_DIE* ]]; then
+		echo "stub tc: exits at: $*" >&2
+		exit 255
+	fi
+	echo "$*" >>"$FAKE/log"
+	if [ -n "${FAKE_FAIL:-}" ] && [[ "$*" == *$FAKE_FAIL* ]]; then
+		echo "Error: Specified qdisc kind is unknown." >&2
+		return 2
+	fi
+	case "$*" in
+	"qdisc del dev "*" root") cur=a; echo a >"$FAKE/tree/cur"; : >"$FAKE/tree/restoring" ;;
+	*) [ -e "$FAKE/tree/restoring" ] || { cur=b; echo b >"$FAKE/tree/cur"; } ;;
+	esac
+	return 0
+}
+force=
+while :; do
+	case ${1:-} in
+	-s) shift ;;
+	-force) force=1; shift ;;
+	*) break ;;
+	esac
+done
+[ "${1:-}" = -batch ] || { one "$@"; exit; }
+[ "${2:-}" = - ] || { echo "stub tc: -batch: only - (stdin)" >&2; exit 1; }
+n=0 rc=0 all=
+while IFS= read -r line; do
+	n=$((n + 1))
+	all+="${all:+; }$line"
+	read -ra words <<<"$line"
+	[ ${#words[@]} -gt 0 ] || continue
+	one "${words[@]}" && continue
+	echo "Command failed -:$n" >&2
+	rc=1
+	[ -n "$force" ] || break
+done
+echo "$all" >>"$FAKE/batches"
+exit $rc
 EOF
 # The stub ip: devices are the fake sysfs's; namespaces exist if listed in
 # $T/netns; `ip netns exec NS CMD` runs CMD with FAKE_NETNS=NS, which
 # `ip netns identify` prints.
 cat >"$T/bin/ip" <<'EOF'
-#!/usr/bin/env bash
+#!/bin/bash
+echo "ip $*" >>"$FAKE/procs"
 case "$1 $2" in
 "link show") [ -d "$SRFF_QDISC_SYSFS/$4" ] ;;
 "netns identify") [ -z "${FAKE_NETNS:-}" ] || echo "$FAKE_NETNS" ;;
 "netns exec")
-	grep -qx -- "$3" "$FAKE/netns" 2>/dev/null || { echo "Cannot open network namespace \"$3\"" >&2; exit 1; }
+	while read -r ns; do [ "$ns" != "$3" ] || break; done <"$FAKE/netns"
+	[ "$ns" = "$3" ] || { echo "Cannot open network namespace \"$3\"" >&2; exit 1; }
 	FAKE_NETNS=$3; export FAKE_NETNS; shift 3; exec "$@" ;;
 *) echo "stub ip: $*" >&2; exit 1 ;;
 esac
@@ -93,7 +148,7 @@ echo web >"$T/netns"
 
 # tree NAME QDISC-LINES [CLASS-LINES]: the fixture NAME ("a" or "b").
 tree() { printf '%s\n' "$2" >"$T/tree/qdisc.$1"; printf '%s' "${3:-}" >"$T/tree/class.$1"; }
-reset() { rm -rf "$T/state" "$T/log" "$T/tree"/*; : >"$T/log"; echo a >"$T/tree/cur"; }
+reset() { rm -rf "$T/state" "$T/log" "$T/tree"/*; : >"$T/log"; : >"$T/batches"; echo a >"$T/tree/cur"; }
 # Each run of srff-qdisc starts from the tree as it is, not restoring.
 Q0=$Q
 q() { rm -f "$T/tree/restoring"; "$Q0" "$@"; }
@@ -313,6 +368,171 @@ tree a "qdisc prio 10: root refcnt 2 bands 3 priomap $MAP" ""
 out=$(q revert v0 2>&1); rc=$?
 check "an older srff-qdisc's save is restored (exit $rc)" grep -qx "qdisc replace dev v0 root handle 5: tbf rate 7Mbit burst 20Kb lat 50ms" "$T/log"
 check "  and forgotten" test ! -e "$T/state/qdisc-root-v0"
+
+# --- a failed batch -------------------------------------------------------------
+# An install's changes run in one `tc -batch -`, a rollback's or revert's
+# in `tc -force -batch -` (cut after a tbf, an htb class, an mqprio).
+PRIOFQ_Q="qdisc prio 10: root refcnt 2 bands 3 priomap $MAP 
+qdisc fq_codel 101: parent 10:1 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 
+qdisc fq_codel 102: parent 10:2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 
+qdisc fq_codel 103: parent 10:3 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 "
+PRIOFQ_C="class prio 10:1 parent 10: leaf 101: 
+class prio 10:2 parent 10: leaf 102: 
+class prio 10:3 parent 10: leaf 103: "
+LEAF_ARGS="limit 10240 flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64"
+REBUILD_PRIOFQ="qdisc del dev v0 root
+qdisc replace dev v0 root handle 10: prio bands 3 priomap $MAP
+qdisc replace dev v0 parent 10:1 handle 101: fq_codel $LEAF_ARGS
+qdisc replace dev v0 parent 10:2 handle 102: fq_codel $LEAF_ARGS
+qdisc replace dev v0 parent 10:3 handle 103: fq_codel $LEAF_ARGS"
+ETS3="ets bands 3 strict 1 quanta 4542 1514 priomap $MAP"
+reset
+tree a "$PRIOFQ_Q" "$PRIOFQ_C"
+tree b "qdisc tbf 1: root refcnt 2 rate 30Mbit burst 256Kb lat 1s " "class tbf 1:1 parent 1: "
+out=$(FAKE_FAIL=" ets " q install shaped-ets v0 30mbit 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/#   /'
+check "the batch fails at its 2nd line (no ets): exit 3 ($rc), that line and tc's error said" \
+	has "$rc $out" "3 " "tc qdisc replace dev v0 parent 1:1 handle 10: $ETS3: Error: Specified qdisc kind is unknown." "rolled back"
+same "  the 1st line run, the 2nd tried, then the tree rebuilt" \
+"qdisc replace dev v0 root handle 1: tbf rate 30mbit burst 256kb latency 1s
+qdisc replace dev v0 parent 1:1 handle 10: $ETS3
+$REBUILD_PRIOFQ" "$(log)"
+check "  the install's changes in one tc -batch, the rebuild in another" \
+	grep -qxF -e "qdisc replace dev v0 root handle 1: tbf rate 30mbit burst 256kb latency 1s; qdisc replace dev v0 parent 1:1 handle 10: $ETS3" \
+	-e "${REBUILD_PRIOFQ//$'\n'/; }" "$T/batches"
+check "  (both)" test "$(grep -c "handle" "$T/batches")" = 2
+check "  no save left" test ! -e "$T/state/qdisc/v0"
+reset
+tree a "$PRIOFQ_Q" "$PRIOFQ_C"
+out=$(FAKE_FAIL=" tbf " q install shaped-ets v0 30mbit 2>&1); rc=$?
+check "the batch fails at its 1st line: exit 3 ($rc), nothing to roll back" \
+	test "$rc" = 3 -a "${out/rolled back/}" = "$out" -a \
+	"$(log)" = "qdisc replace dev v0 root handle 1: tbf rate 30mbit burst 256kb latency 1s"
+reset
+tree a "$PRIOFQ_Q" "$PRIOFQ_C"
+tree b "qdisc tbf 1: root refcnt 2 rate 30Mbit burst 256Kb lat 1s " "class tbf 1:1 parent 1: "
+out=$(FAKE_DIE=" 10: ets " q install shaped-ets v0 30mbit 2>&1); rc=$?
+check "tc exits at the 2nd line without naming it: exit 1 ($rc), what tc said, rolled back" \
+	has "$rc $out" "1 " "tc -batch: stub tc: exits at: qdisc replace dev v0 parent 1:1 handle 10: ets" "rolled back"
+same "  the tree rebuilt" "qdisc replace dev v0 root handle 1: tbf rate 30mbit burst 256kb latency 1s
+$REBUILD_PRIOFQ" "$(log)"
+# A revert whose batch tc leaves at its 4th line: the lines from the first
+# on (tc named none) again one by one; the one that fails is said.
+reset
+tree a "$PRIOFQ_Q" "$PRIOFQ_C"
+q install prio v0 >/dev/null 2>&1
+: >"$T/log"
+out=$(FAKE_DIE="handle 102:" q revert v0 2>&1); rc=$?
+check "revert, tc exiting at a line: that line could not be re-created (exit $rc: the stub shows the saved tree)" \
+	has "$rc $out" "0 " "could not re-create: tc qdisc replace dev v0 parent 10:2 handle 102: fq_codel $LEAF_ARGS: stub tc: exits at"
+same "  the lines before it ran, then all again one by one" \
+"$(sed -n 1,3p <<<"$REBUILD_PRIOFQ")
+$(grep -v 'handle 102:' <<<"$REBUILD_PRIOFQ")" "$(log)"
+# A device name tc's batch would read otherwise: one tc per command.
+fake_dev 'e#0' 1
+reset
+tree a "$FQ_CODEL0"
+: >"$T/procs"
+out=$(q install prio-fq 'e#0' 2>&1); rc=$?
+check "a device named e#0: exit 0 ($rc), no tc -batch, a tc per change" \
+	sh -c "test $rc = 0 && ! grep -q -e -batch '$T/procs' && test \$(grep -c '^tc qdisc replace dev e#0' '$T/procs') = 4"
+
+# --- --dry-run prints what install runs -----------------------------------------
+# dry_is_run DESCRIPTION ARGS...: `srff-qdisc --dry-run install ARGS`
+# prints the commands `srff-qdisc install ARGS` runs (the tree: a, and b
+# after a change).
+dry_is_run() {
+	local what=$1 want
+	shift
+	rm -rf "$T/state" "$T/tree/restoring"
+	echo a >"$T/tree/cur"
+	want=$(q --dry-run install "$@" 2>/dev/null | sed 's/^tc //')
+	: >"$T/log"
+	q install "$@" >/dev/null 2>&1
+	same "$what" "$want" "$(log)"
+}
+reset
+tree a "$FQ_CODEL0"
+for setup in pfifo-fast "prio 5" prio-fq "ets 4" "shaped 10mbit" "shaped-prio-fq 10mbit" "shaped-ets 10mbit 5" "shaped-fq 10mbit" mq; do
+	case $setup in	# b: the root the first change makes
+	pfifo-fast) tree b "qdisc pfifo_fast 8001: root refcnt 2 bands 3 priomap $MAP " ;;
+	prio*) tree b "qdisc prio 10: root refcnt 2 bands 5 priomap $MAP " ;;
+	ets*) tree b "qdisc ets 10: root refcnt 2 bands 4 strict 1 quanta 13626 4542 1514 priomap $MAP " ;;
+	shaped*) tree b "qdisc tbf 1: root refcnt 2 rate 10Mbit burst 256Kb lat 1s " "class tbf 1:1 parent 1: " ;;
+	mq) tree b "qdisc mq 1: root " ;;
+	esac
+	# shellcheck disable=SC2086
+	dry_is_run "--dry-run install $setup over fq_codel: what install runs" ${setup%% *} v0 ${setup#"${setup%% *}"}
+done
+reset
+tree a "$PRIOFQ_Q" "$PRIOFQ_C"
+tree b "qdisc tbf 1: root refcnt 2 rate 30Mbit burst 256Kb lat 1s " "class tbf 1:1 parent 1: "
+dry_is_run "--dry-run install shaped-ets over prio-fq: no delete of 10: (gone with the root)" shaped-ets v0 30mbit
+dry_is_run "--dry-run install shaped-prio-fq over prio-fq" shaped-prio-fq v0 30mbit 4
+dry_is_run "--dry-run install ets over prio-fq: 10: deleted first (another kind)" ets v0
+tree a "qdisc tbf 1: root refcnt 2 rate 30Mbit burst 256Kb lat 1s 
+qdisc prio 10: parent 1:1 bands 3 priomap $MAP 
+qdisc fq_codel 101: parent 10:1 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 " "class tbf 1:1 parent 1: "
+dry_is_run "--dry-run install prio-fq over shaped-prio-fq: 10: deleted under the tbf" prio-fq v0
+reset
+tree a "qdisc mqprio 1: root tc 3 map $MAP
+             queues:(0:0) (1:1) (2:3) 
+qdisc fq_codel 201: parent 1:1 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 "
+dry_is_run "--dry-run install mqprio over the same: the fq_codel leaves only" mqprio m0
+dry_is_run "--dry-run install mq over mqprio" mq m0 4
+
+# --- processes -------------------------------------------------------------------
+# What each call costs: every process srff-qdisc starts is counted (the
+# stubs count their runs in $T/procs; every other command runs through a
+# wrapper that counts it, on a PATH of nothing else, so a command not
+# wrapped is not found and the run fails). Before srff-qdisc read the tree
+# once and ran its changes in one tc -batch, an install of prio-fq started
+# 54 commands (89 processes with its subshells), a revert 35, a dry run 20.
+mkdir -p "$T/count"
+for c in awk sed sort diff uname cat mkdir mv rm rmdir readlink flock mktemp head tail grep tr find wc seq cp cut; do
+	real=$(command -v "$c") || continue
+	{ echo "#!/bin/sh"; echo "echo $c >>\"\$FAKE/procs\""; echo "exec $real \"\$@\""; } >"$T/count/$c"
+	chmod +x "$T/count/$c"
+done
+ln -s "$T/bin/tc" "$T/bin/ip" "$T/count/"
+has_strace=
+strace -f -qq -o /dev/null true 2>/dev/null && has_strace=1
+# procs MAX ARGS...: srff-qdisc ARGS starts at most MAX processes; and,
+# where strace runs, forks at most MAX times (subshells too), run under it
+# first from the same state.
+procs() {
+	local max=$1 n
+	shift
+	if [ -n "$has_strace" ]; then
+		rm -rf "$T/before"
+		mkdir "$T/before"
+		cp -a "$T/state" "$T/tree" "$T/before/" 2>/dev/null
+		rm -f "$T/tree/restoring"
+		strace -f -qq -e trace=clone,clone3,fork,vfork -o "$T/strace" "$BASH" "$Q0" "$@" >/dev/null 2>&1
+		n=$(grep -cE '(clone|fork).*= [0-9]+$' "$T/strace")
+		check "srff-qdisc $*: $n forks, subshells included (at most $max; strace)" test "$n" -le "$max"
+		rm -rf "$T/state" "$T/tree"
+		cp -a "$T/before/"* "$T/"
+	fi
+	rm -f "$T/tree/restoring"
+	: >"$T/procs"
+	PATH=$T/count "$BASH" "$Q0" "$@" >/dev/null 2>&1 || { check "srff-qdisc $* (exit $?)" false; return; }
+	n=$(wc -l <"$T/procs")
+	check "srff-qdisc $*: $n processes (at most $max)" test "$n" -le "$max"
+}
+for setup in "prio-fq v0" "shaped-ets v0 50mbit 5" "mqprio m0"; do
+	dev=${setup#* }; dev=${dev%% *}
+	reset
+	if [ "$dev" = m0 ]; then tree a "qdisc mq 0: root "; else tree a "$FQ_CODEL0"; fi
+	tree b "qdisc prio 10: root refcnt 2 bands 3 priomap $MAP "
+	# shellcheck disable=SC2086
+	procs 6 --dry-run install $setup
+	# shellcheck disable=SC2086
+	procs 12 install $setup	# the first: makes the save
+	# shellcheck disable=SC2086
+	procs 10 install $setup	# again
+	procs 10 revert "$dev"
+done
 
 # --- -n NETNS -------------------------------------------------------------------
 reset
