@@ -228,16 +228,23 @@ fi
 
 # --- ets: band 2 is not starved while band 1 is busy ----------------------
 if [ "$setup" = ets ]; then
-	# A: a long flow, in band 2 before B starts. B: its 900 kB in band 1
-	# are sent while A is backlogged in band 2. Sampled: the window from
-	# B's first to its last band-1 bytes.
+	# A: a flow that never ends by itself, in band 2 before B starts. B:
+	# its bytes in band 1 are sent while A is backlogged in band 2. T2 is
+	# raised to 4 MB for this part, so that B's band-1 phase (3.9 MB, about
+	# 2 s at 3/4 of 20 Mbit/s) spans many samples even when each `tc`
+	# takes hundreds of ms (a contended TCG guest). Sampled: the window
+	# from B's first to its last band-1 bytes. A must still be running at
+	# the end, or the window measured nothing about band 2 (a CI run where
+	# an 8 MB flow A ended before B reached band 1 showed 6%).
+	T2E=4000000
+	run srffctl set-thresholds $T1 $T2E || fail "set thresholds"
 	s0=$(srff_bytes)
-	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 8000000 &
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 &
 	a=$!
 	BG_PIDS+=("$a")
 	wait_for 60 band2_seen "$s0" || fail "flow A never reached band 2"
 	sleep 0.5		# A's queue in band 2 builds up
-	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 2000000 &
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 $T2E &
 	b=$!
 	BG_PIDS+=("$b")
 	samples=()
@@ -246,6 +253,7 @@ if [ "$setup" = ets ]; then
 		sleep 0.05
 	done
 	wait $b || fail "flow B"
+	kill -0 $a 2>/dev/null || fail "flow A ended before B did: nothing to measure"
 	# samples: "band0 band1 band2" bytes. The window: from the first sample
 	# whose band 1 grew to the last one whose band 1 grew.
 	read -r d1 d2 n < <(printf '%s\n' "${samples[@]}" | awk '
@@ -253,7 +261,7 @@ if [ "$setup" = ets ]; then
 		{ p1 = $2; p2 = $3 }
 		END { print e1 - s1, e2 - s2, e - s }')
 	log "while B was in band 1 ($n samples): band 1 sent $d1 bytes, band 2 $d2"
-	check "band 1 was busy (B's bytes)" test "${d1:-0}" -gt $((T2 - T1 - 2 * GSO_MAX))
+	check "band 1 was busy (B's bytes)" test "${d1:-0}" -gt $((T2E - T1 - 2 * GSO_MAX))
 	check "band 2 not starved: $((100 * d2 / (d1 + d2)))% of the link (quanta 3:1 give ~25%, at least 10% asked)" \
 		test $((100 * d2)) -ge $((10 * (d1 + d2)))
 	kill $a 2>/dev/null
