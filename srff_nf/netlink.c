@@ -478,18 +478,26 @@ static int srff_nl_flush(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- flow dump -------------------------------------------------------- */
 
-/* Resume point of a dump, kept in cb->ctx between messages. */
+/* Kept in cb->ctx between the messages of a dump. */
 struct srff_dump_ctx {
-	unsigned int bucket;
-	unsigned int pos;
+	struct srff_walk walk;
+	unsigned int gen;	/* the table's when a bucket was split */
 };
 
 struct dump_arg {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const struct srff_config *config;
+	unsigned int mark;	/* skb->len where the current bucket began */
+	bool intr;		/* flag this message NLM_F_DUMP_INTR */
+	int band;		/* filter: -1 = every band */
+	u64 min_bytes;		/* filter */
 };
 
+static const struct nla_policy srff_dump_policy[SRFF_A_FILTER_MIN_BYTES + 1] = {
+	[SRFF_A_FILTER_BAND] = NLA_POLICY_MAX(NLA_U8, SRFF_MAX_BANDS - 1),
+	[SRFF_A_FILTER_MIN_BYTES] = { .type = NLA_U64 },
+};
 
 static int put_addr(struct sk_buff *skb, int type, u8 family,
 		    const union srff_addr *a)
@@ -507,15 +515,18 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	unsigned long last = READ_ONCE(f->last_seen);
 	unsigned long created = READ_ONCE(f->created);
 	unsigned long now = jiffies;	/* after last_seen: per flow, not per dump */
+	u8 band = srff_band(c->thresholds, c->nthresholds, bytes);
 	struct nlattr *nest;
 	void *hdr;
 
+	if ((d->band >= 0 && band != d->band) || bytes < d->min_bytes)
+		return 0;
 	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &srff_genl_family,
-			  NLM_F_MULTI, SRFF_CMD_GET_FLOWS);
+			  NLM_F_MULTI | (d->intr ? NLM_F_DUMP_INTR : 0),
+			  SRFF_CMD_GET_FLOWS);
 	if (!hdr)
 		return -EMSGSIZE;
-	genl_dump_check_consistent(d->cb, hdr);
 	nest = nla_nest_start(d->skb, SRFF_A_FLOW);
 	if (!nest ||
 	    nla_put_u8(d->skb, SRFF_FLOW_A_FAMILY, f->key.family) ||
@@ -525,8 +536,7 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	    nla_put_u16(d->skb, SRFF_FLOW_A_SPORT, ntohs(f->key.sport)) ||
 	    nla_put_u16(d->skb, SRFF_FLOW_A_DPORT, ntohs(f->key.dport)) ||
 	    put_u64(d->skb, SRFF_FLOW_A_BYTES, bytes, SRFF_FLOW_A_PAD) ||
-	    nla_put_u8(d->skb, SRFF_FLOW_A_BAND,
-		       srff_band(c->thresholds, c->nthresholds, bytes)) ||
+	    nla_put_u8(d->skb, SRFF_FLOW_A_BAND, band) ||
 	    put_u64(d->skb, SRFF_FLOW_A_AGE_MS, srff_ms_since(created, now),
 		    SRFF_FLOW_A_PAD) ||
 	    put_u64(d->skb, SRFF_FLOW_A_IDLE_MS, srff_ms_since(last, now),
@@ -544,26 +554,60 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	return 0;
 }
 
+static bool dump_mark(void *arg)
+{
+	struct dump_arg *d = arg;
+
+	d->mark = d->skb->len;
+	return d->mark;
+}
+
+static void dump_undo(void *arg)
+{
+	struct dump_arg *d = arg;
+
+	skb_trim(d->skb, d->mark);
+}
+
+static const struct srff_walk_ops srff_dump_ops = {
+	.flow = dump_flow,
+	.mark = dump_mark,
+	.undo = dump_undo,
+};
+
+/*
+ * Each message holds whole hash buckets (srff_table_walk), so a busy table
+ * does not make the dump inconsistent. The filters were validated by the
+ * core against srff_dump_policy before the first call.
+ */
 static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct srff_dump_ctx *ctx = (struct srff_dump_ctx *)cb->ctx;
 	struct srff_net *sn = srff_pernet(sock_net(skb->sk));
-	struct dump_arg d = { .skb = skb, .cb = cb };
+	struct dump_arg d = { .skb = skb, .cb = cb, .band = -1 };
+	unsigned int gen = (unsigned int)atomic_read(&sn->table.gen);
+	const struct nlattr *a;
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
-	/* Any link or unlink since the previous message flags this one
-	 * NLM_F_DUMP_INTR (genl_dump_check_consistent); never 0, which the
-	 * core reads as "no sequence yet".
+	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, SRFF_A_FILTER_BAND);
+	if (a)
+		d.band = nla_get_u8(a);
+	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, SRFF_A_FILTER_MIN_BYTES);
+	if (a)
+		d.min_bytes = nla_get_u64(a);
+	/* Resuming a split bucket that changed since: positions in it moved,
+	 * a flow may be skipped or repeated.
 	 */
-	cb->seq = (unsigned int)atomic_read(&sn->table.gen) | 1U << 31;
+	d.intr = ctx->walk.pos && gen != ctx->gen;
 
 	rcu_read_lock();
 	d.config = rcu_dereference(sn->config);
-	err = srff_table_walk(&sn->table, &ctx->bucket, &ctx->pos,
-			      dump_flow, &d);
+	err = srff_table_walk(&sn->table, &ctx->walk, &srff_dump_ops, &d);
 	rcu_read_unlock();
+	if (ctx->walk.pos)
+		ctx->gen = gen;		/* read before the walk: conservative */
 
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;	/* full: resume at the cursor */
@@ -593,6 +637,8 @@ static const struct genl_ops srff_genl_ops[] = {
 	{
 		.cmd = SRFF_CMD_GET_FLOWS,
 		.dumpit = srff_nl_dump_flows,
+		.policy = srff_dump_policy,
+		.maxattr = ARRAY_SIZE(srff_dump_policy) - 1,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{

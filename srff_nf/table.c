@@ -321,37 +321,57 @@ next:
 }
 
 /*
- * Call @fn on every flow from the cursor (*bucket, *pos: the pos-th flow of
- * the bucket) on, under RCU. When @fn returns non-zero the walk stops and
- * the cursor names the flow @fn refused, so the next call resumes there.
- * Returns @fn's non-zero value, or 0 when the table was walked to the end.
- * Concurrent links and unlinks may make a resumed walk skip or repeat a
- * flow; callers detect that with t->gen.
+ * Call @ops->flow on every flow from the cursor @w on, under RCU, a bucket
+ * at a time, until it returns non-zero (its output is full) or the table
+ * ends (returns 0).
+ *
+ * Output ends on a bucket boundary: a bucket that does not fit whole after
+ * the output of earlier buckets is undone (@ops->undo, back to where
+ * @ops->mark was called at its start) and the cursor stays at its start,
+ * so the next call walks it whole. A walk of one bucket, in one RCU read
+ * section, sees every flow that stays linked throughout exactly once
+ * (links are at the head, behind the walker; an unlinked flow keeps its
+ * next pointer). So a dump resumed this way lists every flow that existed
+ * for the whole dump exactly once, however much the table changes
+ * between its messages: links and unlinks only decide whether flows that
+ * came or went during the dump are listed.
+ *
+ * Only a bucket that does not fit even into empty output (@ops->mark says
+ * whether output holds anything) is split: the cursor then names the flow
+ * @ops->flow refused (w->pos != 0), and a link or unlink in that bucket
+ * before the next call may make it skip or repeat one; callers detect that
+ * with t->gen.
  */
-int srff_table_walk(struct srff_table *t, unsigned int *bucket,
-		    unsigned int *pos,
-		    int (*fn)(const struct srff_flow *f, void *arg), void *arg)
+int srff_table_walk(struct srff_table *t, struct srff_walk *w,
+		    const struct srff_walk_ops *ops, void *arg)
 {
 	const struct srff_flow *f;
 	unsigned int b, i;
+	bool had_output;
 	int err = 0;
 
 	rcu_read_lock();
-	for (b = *bucket; b <= t->hash_mask; b++, *pos = 0) {
+	for (b = w->bucket; b <= t->hash_mask; b++, w->pos = 0) {
+		had_output = ops->mark(arg);
 		i = 0;
 		hlist_for_each_entry_rcu(f, &t->buckets[b], node) {
-			if (i++ < *pos)
+			if (i++ < w->pos)
 				continue;
-			err = fn(f, arg);
-			if (err) {
-				*bucket = b;
-				*pos = i - 1;
-				goto out;
+			err = ops->flow(f, arg);
+			if (!err)
+				continue;
+			w->bucket = b;
+			if (had_output) {
+				ops->undo(arg);	/* the whole bucket next time */
+				w->pos = 0;
+			} else {
+				w->pos = i - 1;	/* alone it does not fit: split */
 			}
+			goto out;
 		}
 	}
-	*bucket = b;
-	*pos = 0;
+	w->bucket = b;
+	w->pos = 0;
 out:
 	rcu_read_unlock();
 	return err;

@@ -117,9 +117,26 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout);
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out);
 u64 srff_table_sizes_ended(const struct srff_table *t);
-int srff_table_walk(struct srff_table *t, unsigned int *bucket,
-		    unsigned int *pos,
-		    int (*fn)(const struct srff_flow *f, void *arg), void *arg);
+/* A walk's cursor, kept between calls (a netlink dump's cb->ctx). */
+struct srff_walk {
+	unsigned int bucket;	/* the bucket to walk next */
+	unsigned int pos;	/* its flows walked already: non-zero only
+				 * when one bucket did not fit in one call */
+};
+
+struct srff_walk_ops {
+	/* 0: go on (the flow was put out, or filtered out); else: full. */
+	int (*flow)(const struct srff_flow *f, void *arg);
+	/* A bucket starts: remember the output's end; whether it holds
+	 * anything yet.
+	 */
+	bool (*mark)(void *arg);
+	/* Drop what was put out since the latest mark. */
+	void (*undo)(void *arg);
+};
+
+int srff_table_walk(struct srff_table *t, struct srff_walk *w,
+		    const struct srff_walk_ops *ops, void *arg);
 
 static inline unsigned int srff_table_count(const struct srff_table *t)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flows: dump the flow table (retried whole if it changed underneath),
- * then filter, sort and print in the tool; flush: forget every flow.
+ * flows: dump the flow table, filtered by band and size in the kernel and
+ * by the rest here, then sort and print; flush: forget every flow.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -104,6 +104,23 @@ static const char *proto_json_name(uint8_t p)
 	return NULL;
 }
 
+/* Filters the kernel applies (SRFF_A_FILTER_*). */
+struct kfilter {
+	int band;		/* -1: any */
+	uint64_t min_bytes;	/* 0: any */
+};
+
+static int kfilter_fill(struct nl_msg *msg, void *arg)
+{
+	const struct kfilter *k = arg;
+
+	if (k->band >= 0 && nla_put_u8(msg, SRFF_A_FILTER_BAND, k->band))
+		return -1;
+	if (k->min_bytes && nla_put_u64(msg, SRFF_A_FILTER_MIN_BYTES, k->min_bytes))
+		return -1;
+	return 0;
+}
+
 static enum { SORT_NONE, SORT_BYTES, SORT_IDLE, SORT_AGE } sort_key;
 
 static int flow_cmp(const void *x, const void *y)
@@ -127,7 +144,8 @@ int cmd_flows(int argc, char **argv)
 	bool have_addr = false, have_port = false;
 	uint8_t addr[16] = { 0 };
 	int addr_family = 0;
-	uint32_t port = 0, limit = 0, shown = 0;
+	uint32_t port = 0, limit = 0, shown = 0, band;
+	struct kfilter kf = { .band = -1 };
 
 	sort_key = SORT_NONE;
 	for (int i = 1; i < argc; i += 2) {
@@ -160,6 +178,13 @@ int cmd_flows(int argc, char **argv)
 			if (parse_u32(v, &port) || port > 65535)
 				usage_error("flows: '%s' is not a port", v);
 			have_port = true;
+		} else if (!strcmp(k, "band")) {
+			if (parse_u32(v, &band) || band >= SRFF_MAX_BANDS)
+				usage_error("flows: band is 0 to %d", SRFF_MAX_BANDS - 1);
+			kf.band = band;
+		} else if (!strcmp(k, "min-bytes")) {
+			if (parse_size(v, &kf.min_bytes))
+				usage_error("flows: '%s' is not a size", v);
 		} else if (!strcmp(k, "limit")) {
 			if (parse_u32(v, &limit))
 				usage_error("flows: '%s' is not a count", v);
@@ -168,7 +193,7 @@ int cmd_flows(int argc, char **argv)
 		}
 	}
 
-	err = srff_dump(SRFF_CMD_GET_FLOWS, flow_cb, flows_reset, &fs);
+	err = srff_dump(SRFF_CMD_GET_FLOWS, kfilter_fill, &kf, flow_cb, flows_reset, &fs);
 	if (err) {
 		free(fs.v);
 		return err;

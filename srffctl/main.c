@@ -27,7 +27,7 @@ static const struct {
 } commands[] = {
 	{ "show", cmd_show, "show the configuration" },
 	{ "stats", cmd_stats, "show counters, per band and per event" },
-	{ "flows", cmd_flows, "list tracked flows [sort bytes|idle|age] [proto P] [family 4|6] [addr A] [port N] [limit N]" },
+	{ "flows", cmd_flows, "list tracked flows [sort bytes|idle|age] [proto P] [family 4|6] [addr A] [port N] [band N] [min-bytes SIZE] [limit N]" },
 	{ "flush", cmd_flush, "forget every tracked flow" },
 	{ "sizes", cmd_sizes, "show the sizes of the flows that ended (histogram, quantiles)" },
 	{ "set-thresholds", cmd_set_thresholds, "set the byte thresholds: T1 [T2 ...] [priorities P0,P1,... | classid MAJOR:]" },

@@ -162,7 +162,11 @@ struct nl_msg *srff_msg(uint8_t cmd, int flags);
 /* Send msg (consumed), call cb on each reply; returns an exit code. */
 int srff_request(struct nl_msg *msg, int (*cb)(struct nlattr **tb, void *arg),
 		 void *arg);
-int srff_dump(uint8_t cmd, int (*cb)(struct nlattr **tb, void *arg),
+/* A dump: fill (may be NULL) adds the request's attributes; reset empties
+ * what cb gathered before a retry. Returns an exit code.
+ */
+int srff_dump(uint8_t cmd, int (*fill)(struct nl_msg *msg, void *arg),
+	      void *fill_arg, int (*cb)(struct nlattr **tb, void *arg),
 	      void (*reset)(void *arg), void *arg);
 int srff_get_config(struct config *c);
 

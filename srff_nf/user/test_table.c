@@ -478,9 +478,10 @@ struct walk_ctx {
 	unsigned int in_msg;	/* flows put in the current message */
 	unsigned int per_msg;	/* how many fit */
 	unsigned int *visits;	/* per flow index */
-	u32 refused;		/* the flow that did not fit */
-	bool have_refused;
-	bool resumed_ok;
+	u32 msg[64];		/* what the current message holds (per_msg <= 64) */
+	unsigned int mark;	/* in_msg where the current bucket began */
+	unsigned int marks;	/* mark() calls: buckets walked */
+	unsigned int undos;
 };
 
 static int walk_fn(const struct srff_flow *f, void *arg)
@@ -488,25 +489,58 @@ static int walk_fn(const struct srff_flow *f, void *arg)
 	struct walk_ctx *c = arg;
 	u32 idx = key_index(&f->key);
 
-	if (c->in_msg == 0 && c->have_refused)	/* resumes at the refused */
-		c->resumed_ok &= idx == c->refused;
-	if (c->in_msg == c->per_msg) {
-		c->refused = idx;
-		c->have_refused = true;
+	if (c->in_msg == c->per_msg)
 		return -EMSGSIZE;
-	}
-	c->in_msg++;
+	c->msg[c->in_msg++] = idx;
 	c->visits[idx]++;
 	return 0;
 }
 
-/* A dump in many small messages sees every flow exactly once. */
+static bool walk_mark(void *arg)
+{
+	struct walk_ctx *c = arg;
+
+	c->mark = c->in_msg;
+	c->marks++;
+	return c->in_msg;
+}
+
+static void walk_undo(void *arg)
+{
+	struct walk_ctx *c = arg;
+
+	while (c->in_msg > c->mark)
+		c->visits[c->msg[--c->in_msg]]--;
+	c->undos++;
+}
+
+static const struct srff_walk_ops walk_ops = {
+	.flow = walk_fn, .mark = walk_mark, .undo = walk_undo,
+};
+
+/* Flows per bucket of @t, into @len (hash_mask + 1 entries). */
+static void chain_lengths(struct srff_table *t, unsigned int *len)
+{
+	struct srff_flow *f;
+	unsigned int b;
+
+	for (b = 0; b <= t->hash_mask; b++) {
+		len[b] = 0;
+		hlist_for_each_entry_rcu(f, &t->buckets[b], node)
+			len[b]++;
+	}
+}
+
+/* A dump in many small messages sees every flow exactly once, and a
+ * message ends on a bucket boundary unless one bucket alone overflows it.
+ */
 static void walk_resumes_from_cursor(void)
 {
-	static const unsigned int per_msg[] = { 1, 2, 7, 50, 999, 1000, 5000 };
+	static const unsigned int per_msg[] = { 1, 2, 7, 20, 50, 64 };
 	const unsigned int nflows = 1000;
+	unsigned int len[64], p, i, msgs, gen, longest = 0;
 	struct srff_table t;
-	unsigned int p, i, msgs, bucket, pos, gen;
+	struct srff_walk w;
 	bool created;
 	int err;
 
@@ -514,30 +548,38 @@ static void walk_resumes_from_cursor(void)
 	for (i = 0; i < nflows; i++)
 		get(&t, i, 1, &created);
 	gen = atomic_read(&t.gen);
+	chain_lengths(&t, len);
+	for (i = 0; i <= t.hash_mask; i++)
+		longest = len[i] > longest ? len[i] : longest;
 	for (p = 0; p < sizeof(per_msg) / sizeof(per_msg[0]); p++) {
-		struct walk_ctx c = { .per_msg = per_msg[p], .resumed_ok = true };
+		struct walk_ctx c = { .per_msg = per_msg[p] };
 
 		c.visits = calloc(nflows, sizeof(*c.visits));
-		bucket = 0;
-		pos = 0;
+		memset(&w, 0, sizeof(w));
 		msgs = 0;
 		do {
+			unsigned int b0 = w.bucket, p0 = w.pos;
+
 			c.in_msg = 0;
-			err = srff_table_walk(&t, &bucket, &pos, walk_fn, &c);
+			err = srff_table_walk(&t, &w, &walk_ops, &c);
 			msgs++;
 			CHECK(err == 0 || err == -EMSGSIZE);
-			if (err)
-				CHECK_EQ(c.in_msg, per_msg[p]);
+			CHECK(c.in_msg > 0 || !err);	/* always progress */
+			/* Split only a bucket that did not fit alone. */
+			if (w.pos)
+				CHECK(w.bucket == b0 ? len[b0] - p0 > per_msg[p]
+						     : len[w.bucket] > per_msg[p]);
 		} while (err && msgs <= nflows + 1);
-		CHECK_EQ(msgs, (nflows + per_msg[p] - 1) / per_msg[p]);
-		CHECK(c.resumed_ok);
+		CHECK_EQ_INT(err, 0);
 		for (i = 0; i < nflows; i++)
 			if (c.visits[i] != 1)
 				break;
 		CHECK_EQ(i, nflows);
+		if (per_msg[p] >= longest)	/* no bucket split */
+			CHECK(c.undos + 1 >= msgs);
 		/* The finished cursor stays finished. */
-		CHECK_EQ(bucket, t.hash_mask + 1);
-		CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c), 0);
+		CHECK_EQ(w.bucket, t.hash_mask + 1);
+		CHECK_EQ_INT(srff_table_walk(&t, &w, &walk_ops, &c), 0);
 		free(c.visits);
 	}
 	CHECK_EQ(atomic_read(&t.gen), gen);	/* walking changes nothing */
@@ -546,28 +588,82 @@ static void walk_resumes_from_cursor(void)
 
 static void walk_empty_table(void)
 {
-	unsigned int bucket = 0, pos = 0, visits[1] = { 0 };
+	unsigned int visits[1] = { 0 };
 	struct walk_ctx c = { .per_msg = 1, .visits = visits };
+	struct srff_walk w = { 0 };
 	struct srff_table t;
 
 	setup(&t, 16, 10);
-	CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c), 0);
+	CHECK_EQ_INT(srff_table_walk(&t, &w, &walk_ops, &c), 0);
 	CHECK_EQ(visits[0], 0);
+	CHECK_EQ(c.marks, 16);
 	teardown(&t);
 }
 
 /*
- * Why dumps are flagged: a link or unlink in front of the cursor, in the
- * bucket a walk resumes in, shifts the cursor's position by one, so the
- * resumed walk repeats a flow (link) or skips one (unlink). Both must move
- * the generation, which is what netlink.c turns into NLM_F_DUMP_INTR.
- * One bucket, so every flow shares the chain the cursor points into.
+ * What whole-bucket messages are for: a dump of a table that changes
+ * between every two of its messages (new flows linked, closed ones
+ * unlinked, in every bucket) lists each flow that stays linked throughout
+ * exactly once, and splits no bucket. A cursor that resumed inside a bucket
+ * would skip one flow per unlink in front of it and repeat one per link.
+ */
+static void walk_under_churn_lists_stable_flows_once(void)
+{
+	const unsigned int stable = 2000, per_msg = 50, churn = 20;
+	unsigned int i, msgs = 0, next = stable, bad = 0;
+	struct walk_ctx c = { .per_msg = per_msg };
+	struct srff_walk w = { 0 };
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+	int err;
+
+	setup(&t, 512, 100000);			/* chains of ~4 */
+	c.visits = calloc(100000, sizeof(*c.visits));
+	for (i = 0; i < stable; i++)
+		get(&t, i, 1, &created);
+	do {
+		/* Between messages: close and retire the churn flows made
+		 * last time, make new ones everywhere.
+		 */
+		for (i = stable; i < next; i++) {
+			struct srff_key k = key(i);
+
+			f = srff_table_find(&t, &k);
+			if (f)
+				srff_flow_close(f);
+		}
+		srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + SRFF_CLOSED_LINGER, IDLE);
+		for (i = 0; i < churn && next < 100000; i++)
+			get(&t, next++, 1 + SRFF_CLOSED_LINGER, &created);
+		c.in_msg = 0;
+		err = srff_table_walk(&t, &w, &walk_ops, &c);
+		CHECK_EQ(w.pos, 0);
+		msgs++;
+	} while (err && msgs < 10000);
+	CHECK_EQ_INT(err, 0);
+	CHECK(msgs > 40);		/* 2 000 flows, 50 a message */
+	CHECK(next - stable > 800);	/* churn happened throughout */
+	for (i = 0; i < stable; i++)
+		bad += c.visits[i] != 1;
+	CHECK_EQ(bad, 0);
+	free(c.visits);
+	teardown(&t);
+}
+
+/*
+ * Why a split bucket is flagged: a link or unlink in front of the cursor,
+ * in the bucket a walk resumes in, shifts the cursor's position by one, so
+ * the resumed walk repeats a flow (link) or skips one (unlink). Both must
+ * move the generation, which is what netlink.c turns into NLM_F_DUMP_INTR.
+ * One bucket longer than a message: the one case that splits.
  */
 static void walk_shift_is_seen_by_gen(void)
 {
 	const unsigned int nflows = 10, per_msg = 4;
-	unsigned int i, bucket, pos, gen, visits[12], skipped, repeated;
+	unsigned int i, gen, visits[12], skipped, repeated;
 	struct srff_table t;
+	struct srff_walk w;
 	bool created;
 	int unlink;
 
@@ -580,12 +676,11 @@ static void walk_shift_is_seen_by_gen(void)
 		for (i = 1; i < nflows; i++)
 			get(&t, i, 1000, &created);
 		get(&t, 0, 1, &created);
-		bucket = 0;
-		pos = 0;
-		CHECK_EQ_INT(srff_table_walk(&t, &bucket, &pos, walk_fn, &c),
-			     -EMSGSIZE);
-		CHECK_EQ(bucket, 0);
-		CHECK_EQ(pos, per_msg);
+		memset(&w, 0, sizeof(w));
+		CHECK_EQ_INT(srff_table_walk(&t, &w, &walk_ops, &c), -EMSGSIZE);
+		CHECK_EQ(w.bucket, 0);
+		CHECK_EQ(w.pos, per_msg);	/* split: kept, not undone */
+		CHECK_EQ(c.undos, 0);
 		CHECK_EQ(visits[0], 1);		/* the head was in message 1 */
 		gen = atomic_read(&t.gen);
 
@@ -598,7 +693,7 @@ static void walk_shift_is_seen_by_gen(void)
 
 		do {
 			c.in_msg = 0;
-		} while (srff_table_walk(&t, &bucket, &pos, walk_fn, &c));
+		} while (srff_table_walk(&t, &w, &walk_ops, &c));
 		skipped = repeated = 0;
 		for (i = 0; i < nflows; i++) {
 			skipped += visits[i] == 0;
@@ -1035,6 +1130,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(hash_spreads_keys),
 	SRFF_TEST(walk_resumes_from_cursor),
 	SRFF_TEST(walk_empty_table),
+	SRFF_TEST(walk_under_churn_lists_stable_flows_once),
 	SRFF_TEST(walk_shift_is_seen_by_gen),
 	SRFF_TEST(gen_counts_links_and_unlinks),
 	SRFF_TEST(full_table_evicts_closed_then_idle),

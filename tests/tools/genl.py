@@ -7,7 +7,8 @@ them with NETLINK_EXT_ACK on, and prints one JSON line: the error (0 or
 -errno), the extended-ack message and bad-attribute offset, and for a
 GET_CONFIG the raw attribute payload in hex (to compare configurations).
 
-  genl.py CMD [ATTR...]      CMD: get-config set-config get-stats flush
+  genl.py [--dump] CMD [ATTR...]   CMD: get-config set-config get-stats flush
+                                   get-flows (with --dump: a dump request)
   ATTR: TYPE:u8:V TYPE:u16:V TYPE:u32:V TYPE:u64:V TYPE:hex:BYTES
         TYPE:nest[:flag]=ATTR,ATTR...   (nest of attrs; "flag" sets NLA_F_NESTED)
   Example: genl.py set-config 6:u32:500  99:u32:1  2:nest:flag=1:u64:10,1:u64:5
@@ -98,6 +99,9 @@ class Genl:
             while data:
                 ln, typ, fl, seq, pid = struct.unpack_from("=IHHII", data)
                 body = data[16:ln]
+                if typ == NLMSG_DONE:     # a dump that was accepted
+                    err = (0, {})
+                    break
                 if typ == NLMSG_ERROR:
                     code = struct.unpack_from("=i", body)[0]
                     ext = {}
@@ -153,9 +157,14 @@ def main():
     if fam is None:
         print(json.dumps({"error": "no srff family"}))
         sys.exit(4)
-    cmd = sys.argv[1]
-    payload = b"".join(build(s) for s in sys.argv[2:])
-    (code, ext), replies = g.request(fam, CMDS[cmd], payload)
+    args = sys.argv[1:]
+    flags = NLM_F_REQUEST | NLM_F_ACK
+    if args[0] == "--dump":
+        flags |= NLM_F_DUMP
+        args = args[1:]
+    cmd = args[0]
+    payload = b"".join(build(s) for s in args[1:])
+    (code, ext), replies = g.request(fam, CMDS[cmd], payload, flags)
     out = {"error": code, "msg": ext.get("msg"), "offs": ext.get("offs")}
     if replies:
         out["reply"] = replies[0].hex()

@@ -95,8 +95,9 @@ def mutate(rng, attrs):
     body = raw[4:ln]
     how = rng.choice(["type", "short", "long", "unnested", "item-type",
                       "item-size", "random", "dup", "empty", "zero-type"])
-    if how == "type":       # unknown, stats/flow (read-only) or too high
+    if how == "type":       # unknown, read-only, dump-only or too high
         t = rng.choice([A["SRFF_A_STATS"], A["SRFF_A_FLOW"], A["SRFF_A_SIZES"], A["SRFF_A_PAD"],
+                        A["SRFF_A_FILTER_BAND"], A["SRFF_A_FILTER_MIN_BYTES"],
                         len(A), len(A) + 5, 99, 0x7FFF]) | (t & NLA_F_NESTED)
         attrs[i] = attr(t, body)
     elif how == "short" and body:

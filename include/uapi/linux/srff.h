@@ -16,7 +16,13 @@
  *                               gc_interval_ms are bounded by the host's
  *                               module parameters
  *   SRFF_CMD_GET_STATS    doit  -> reply carries SRFF_A_STATS
- *   SRFF_CMD_GET_FLOWS    dump  (admin) one message per flow, SRFF_A_FLOW
+ *   SRFF_CMD_GET_FLOWS    dump  (admin) one message per flow, SRFF_A_FLOW;
+ *                               the request may carry SRFF_A_FILTER_*. Every
+ *                               flow that exists for the whole dump is
+ *                               listed once, whatever else changes; only a
+ *                               hash bucket too long for one message is
+ *                               split, and a dump that resumed one after it
+ *                               changed is flagged NLM_F_DUMP_INTR
  *   SRFF_CMD_FLUSH_FLOWS  doit  (admin) forget every tracked flow
  *   SRFF_CMD_GET_SIZES    doit  -> reply carries SRFF_A_SIZES: the sizes of
  *                               the flows that ended (srff_nf/sizes.h)
@@ -95,6 +101,9 @@ enum srff_attr {
 	SRFF_A_AUTO_THRESHOLDS,	/* u8: 1 = thresholds learnt from the flow
 				 * sizes (their number stays as set), 0 = as
 				 * set. SRFF_A_THRESHOLDS alone sets 0. */
+	SRFF_A_FILTER_BAND,	/* u8, GET_FLOWS request: only this band */
+	SRFF_A_FILTER_MIN_BYTES, /* u64, GET_FLOWS request: only flows that
+				  * sent at least this many bytes */
 	__SRFF_A_MAX
 };
 #define SRFF_A_MAX (__SRFF_A_MAX - 1)
