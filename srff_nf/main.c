@@ -281,6 +281,7 @@ static int __net_init srff_net_init(struct net *net)
 			      c->max_flows, &srff_host_flows);
 	if (err)
 		goto err_config;
+	sn->table.netns_ino = net->ns.inum;
 
 	sn->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!sn->stats) {

@@ -5,6 +5,10 @@
  * library for tests and benchmarks.
  */
 #include "table.h"
+#ifdef __KERNEL__
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+#endif
 
 static struct kmem_cache *flow_cache;
 
@@ -71,7 +75,7 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 /* Callers have made sure nothing can look the table up any more. */
 void srff_table_uninit(struct srff_table *t)
 {
-	srff_table_sweep(t, SRFF_SWEEP_ALL, 0, 0);
+	srff_table_sweep(t, SRFF_SWEEP_ALL, jiffies, 0);
 	WARN_ON(atomic_read(&t->count));
 	free_percpu(t->sizes);
 	kvfree(t->locks);
@@ -161,7 +165,8 @@ static struct srff_flow *bucket_victim(struct hlist_head *head,
 }
 
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
-			spinlock_t *lock);
+			spinlock_t *lock, unsigned long now,
+			enum srff_retire why);
 
 /*
  * The flow for @key, created if need be. Caller holds rcu_read_lock.
@@ -205,7 +210,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 			srff_sizes_add(t->sizes, atomic64_read(&victim->bytes),
 				       test_bit(SRFF_FLOW_CLOSED_BIT, &victim->flags) ?
 				       SRFF_SIZE_FIN : SRFF_SIZE_IDLE);
-			flow_unlink(t, victim, lock);
+			flow_unlink(t, victim, lock, now, SRFF_RETIRE_EVICTED);
 			atomic64_inc(&t->evicted);
 			/* Another CPU may take the slot first: then refuse. */
 			room = slot_reserve(t);
@@ -237,6 +242,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 	atomic_inc(&t->gen);
 	spin_unlock_bh(lock);
 	*created = true;
+	trace_srff_flow_create(t, key);
 	return f;
 }
 
@@ -246,9 +252,11 @@ static void flow_free_rcu(struct rcu_head *rcu)
 }
 
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
-			spinlock_t *lock)
+			spinlock_t *lock, unsigned long now,
+			enum srff_retire why)
 {
 	lockdep_assert_held(lock);
+	trace_srff_flow_retire(t, f, now, why);
 	hlist_del_rcu(&f->node);
 	atomic_inc(&t->gen);
 	slot_release(t);
@@ -294,8 +302,14 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 				}
 				srff_sizes_add(t->sizes,
 					       atomic64_read(&f->bytes), why);
+				flow_unlink(t, f, lock, now, why == SRFF_SIZE_FIN ?
+					    SRFF_RETIRE_FIN : SRFF_RETIRE_IDLE);
+			} else {
+				flow_unlink(t, f, lock, now,
+					    mode == SRFF_SWEEP_FLUSH ?
+					    SRFF_RETIRE_FLUSHED :
+					    SRFF_RETIRE_TEARDOWN);
 			}
-			flow_unlink(t, f, lock);
 			freed++;
 		}
 		spin_unlock_bh(lock);

@@ -65,6 +65,7 @@ struct srff_table {
 	unsigned int max_flows;		/* READ_ONCE: may change at run time */
 	struct srff_table_shared *shared; /* NULL: no host-wide cap */
 	struct srff_sizes __percpu *sizes; /* finished flows (sizes.h) */
+	unsigned int netns_ino;		/* for tracepoints: the namespace */
 	siphash_key_t secret;
 	/* Written on every link and unlink: a line of their own, so that
 	 * inserts on one CPU do not evict the line every lookup reads.
@@ -94,6 +95,15 @@ struct srff_table {
  * that sends at least every 250 ms keeps its count.
  */
 #define SRFF_EVICT_MIN_IDLE	(HZ / 4)
+
+/* Why a flow left the table: the srff_flow_retire tracepoint's reason. */
+enum srff_retire {
+	SRFF_RETIRE_FIN,	/* GC: FIN or RST seen, then SRFF_CLOSED_LINGER */
+	SRFF_RETIRE_IDLE,	/* GC: idle for idle_timeout */
+	SRFF_RETIRE_EVICTED,	/* made room for a new flow in a full table */
+	SRFF_RETIRE_FLUSHED,	/* FLUSH_FLOWS */
+	SRFF_RETIRE_TEARDOWN,	/* the namespace or the module went away */
+};
 
 enum srff_sweep {
 	SRFF_SWEEP_GC,		/* idle or closed flows; counted */

@@ -35,6 +35,9 @@
 #  udp        udp top / ignore / track take effect
 #  idlereset  with idle-reset, each new response on a kept-alive connection
 #             starts in band 0 again; without it, only the first does
+#  trace      the tracepoints srff_flow_create and srff_flow_retire: each
+#             flow created once; retired at FIN with its size, idle after the
+#             idle timeout, by flush, and when its namespace is deleted
 #  nomodule   srffctl says plainly that srff is not loaded (exit 4)
 . "$(dirname "$0")/../lib.sh"
 
@@ -371,6 +374,48 @@ idlereset)
 	log "band-0 skbs: $off without idle reset, $on with"
 	check "without idle reset only the first response starts in band 0 (<= 3 skbs: SYN, ACK, data)" test "$off" -le 3
 	check "with idle reset each of the 3 responses does (>= 5 skbs)" test "$on" -ge 5
+	;;
+trace)
+	# The tracepoints srff_flow_create and srff_flow_retire, in SND only
+	# (RCV's srff traces too, with its own netns number).
+	TR=/sys/kernel/tracing
+	[ -e $TR/trace ] || mount -t tracefs nodev $TR 2>/dev/null || skip "no tracefs here"
+	[ -d $TR/events/srff/srff_flow_create ] && [ -d $TR/events/srff/srff_flow_retire ] ||
+		fail "srff's events are not in $TR/events"
+	ino=$(command stat -L -c %i "/run/netns/$SND")
+	echo "netns == $ino" >$TR/events/srff/filter || fail "event filter"
+	echo >$TR/trace
+	echo 1 >$TR/events/srff/enable || fail "enable srff's events"
+	run srffctl set gc-interval 100ms idle-timeout 1s || fail "set"
+	traced() { grep -E "srff_flow_$1: netns=$ino $2" $TR/trace; }
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 50000 || fail "tcp-send"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 7777 3 100 || fail "udp-send"
+	tcp="tcp \[::ffff:$SND_IP4\]:[0-9]+ -> \[::ffff:$RCV_IP4\]:5001 inner=0"
+	udp="udp \[::ffff:$SND_IP4\]:[0-9]+ -> \[::ffff:$RCV_IP4\]:7777 inner=0"
+	check "created: the TCP flow, once" test "$(traced create "$tcp\$" | wc -l)" = 1
+	check "created: the UDP flow, once" test "$(traced create "$udp\$" | wc -l)" = 1
+	wait_for 20 traced retire "$tcp .*reason=fin" >/dev/null || fail "the TCP flow never retired"
+	line=$(traced retire "$tcp .*reason=fin"); log "$line"
+	b=$(sed -E 's/.* bytes=([0-9]+) .*/\1/' <<<"$line")
+	check "retired at FIN with its size: $b bytes (50 000 of data and headers)" \
+		test "$b" -ge 50000 -a "$b" -lt 56000
+	wait_for 20 traced retire "$udp .*reason=idle" >/dev/null || fail "the UDP flow never retired"
+	line=$(traced retire "$udp .*reason=idle"); log "$line"
+	check "retired idle with its size: 3 x 128 bytes" grep -q " bytes=384 " <<<"$line"
+	age=$(sed -E 's/.* age_ms=([0-9]+) .*/\1/' <<<"$line")
+	check "  after the 1 s idle timeout: age $age ms" test "$age" -ge 1000 -a "$age" -lt 20000
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 7778 1 100 || fail "udp-send"
+	run srffctl flush || fail "flush"
+	check "flush: retired as flushed" traced retire "udp .*:7778 inner=0 bytes=128 .*reason=flushed"
+	run srffctl set idle-timeout 1h || fail "set"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 7779 1 100 || fail "udp-send"
+	ip netns del "$SND"	# its srff goes with it
+	wait_for 60 traced retire "udp .*:7779 inner=0 bytes=128 .*reason=teardown" >/dev/null
+	check "namespace deleted: retired as teardown" traced retire "udp .*:7779 inner=0 bytes=128 .*reason=teardown"
+	echo 0 >$TR/events/srff/enable
+	echo 0 >$TR/events/srff/filter
 	;;
 nomodule)
 	srff_unload
