@@ -46,7 +46,7 @@ src=$srcroot/srff-$ver
 
 dkms remove "srff/$ver" --all "${trees[@]}" >/dev/null 2>&1 || true
 rm -rf "$src"
-mkdir -p "$src/srff_nf" "$src/include/uapi/linux"
+mkdir -p "$src/srff_nf" "$src/include/uapi/linux" "$src/include/srff"
 cp "$top/dkms.conf" "$src/"
 # The module's sources only, not what a build left beside them.
 for f in "$top"/srff_nf/{Kbuild,Makefile,*.c,*.h}; do
@@ -54,6 +54,7 @@ for f in "$top"/srff_nf/{Kbuild,Makefile,*.c,*.h}; do
 	cp "$f" "$src/srff_nf/"
 done
 cp "$top/include/uapi/linux/srff.h" "$src/include/uapi/linux/"
+cp "$top/include/srff/units.h" "$src/include/srff/"
 dkms add "srff/$ver" "${trees[@]}"
 failed=()
 for k in "${kernels[@]}"; do

@@ -11,18 +11,90 @@
 #include <linux/pkt_sched.h>
 
 #include "srff.h"
+#include "srff/units.h"
+
+/*
+ * Sizes and durations in module parameters read as srffctl reads them
+ * (include/srff/units.h: thresholds=16k,1m idle_reset_ms=100ms), bare
+ * numbers as before (bytes, ms). Each "type" below is usable with
+ * module_param() and module_param_array().
+ */
+static int param_set_srff_size(const char *val, const struct kernel_param *kp)
+{
+	unsigned long long v;
+
+	if (srff_parse_size(val, &v))
+		return -EINVAL;
+	*(unsigned long long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops param_ops_srff_size = {
+	.set = param_set_srff_size,
+	.get = param_get_ullong,
+};
+#define param_check_srff_size(name, p) __param_check(name, p, unsigned long long)
+
+/* A count of flows or buckets: a size that fits in 32 bits (1m, 64k). */
+static int param_set_srff_count(const char *val, const struct kernel_param *kp)
+{
+	unsigned long long v;
+
+	if (srff_parse_size(val, &v) || v > UINT_MAX)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops param_ops_srff_count = {
+	.set = param_set_srff_count,
+	.get = param_get_uint,
+};
+#define param_check_srff_count(name, p) __param_check(name, p, unsigned int)
+
+/* Milliseconds: 2500, 2500ms, 2.5s, 1m; "off" (0) too where allowed. */
+static int param_set_srff_ms(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (srff_parse_duration_ms(val, &v))
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops param_ops_srff_ms = {
+	.set = param_set_srff_ms,
+	.get = param_get_uint,
+};
+#define param_check_srff_ms(name, p) __param_check(name, p, unsigned int)
+
+static int param_set_srff_ms_off(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "off")) {
+		*(unsigned int *)kp->arg = 0;
+		return 0;
+	}
+	return param_set_srff_ms(val, kp);
+}
+
+static const struct kernel_param_ops param_ops_srff_ms_off = {
+	.set = param_set_srff_ms_off,
+	.get = param_get_uint,
+};
+#define param_check_srff_ms_off(name, p) __param_check(name, p, unsigned int)
 
 static unsigned long long thresholds[SRFF_MAX_THRESHOLDS];
 static unsigned int nthresholds;	/* 0: not given */
-module_param_array(thresholds, ullong, &nthresholds, 0444);
-MODULE_PARM_DESC(thresholds, "ascending byte thresholds, at most 15; giving them fixes them (default: learnt, starting at 16384,131072)");
+module_param_array(thresholds, srff_size, &nthresholds, 0444);
+MODULE_PARM_DESC(thresholds, "ascending byte thresholds, at most 15, tc's units (16k,128k); giving them fixes them (default: learnt, starting at 16k,128k)");
 
 static int auto_thresholds = -1;
 module_param(auto_thresholds, int, 0444);
 MODULE_PARM_DESC(auto_thresholds, "1: learn the thresholds from the sizes of finished flows, 0: keep them as set (default: 1 unless thresholds= is given)");
 
 static unsigned int auto_min_flows = SRFF_AUTO_MIN_FLOWS;
-module_param(auto_min_flows, uint, 0444);
+module_param(auto_min_flows, srff_count, 0444);
 MODULE_PARM_DESC(auto_min_flows, "learn thresholds only from at least this many recent flows (default 1000)");
 
 static unsigned int priorities[SRFF_MAX_BANDS] = { 6, 0, 2 };
@@ -35,28 +107,28 @@ module_param(classid_major, ushort, 0444);
 MODULE_PARM_DESC(classid_major, "if non-zero, write class id major:(band+1) of a prio qdisc instead of priorities");
 
 static unsigned int max_flows;
-module_param(max_flows, uint, 0444);
+module_param(max_flows, srff_count, 0444);
 MODULE_PARM_DESC(max_flows, "flows tracked per namespace at most; other namespaces cannot raise theirs above it (default: from RAM, 1 per 64 KiB, 4096..1048576)");
 
 static unsigned int max_flows_total;
-module_param(max_flows_total, uint, 0444);
+module_param(max_flows_total, srff_count, 0444);
 MODULE_PARM_DESC(max_flows_total, "flows tracked by all namespaces together at most (default: from RAM, 1 per 16 KiB, at least max_flows)");
 
 static unsigned int hash_buckets;
-module_param(hash_buckets, uint, 0444);
+module_param(hash_buckets, srff_count, 0444);
 MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace, 1..16777216 (default: max_flows / 2, power of two)");
 
 static unsigned int idle_timeout_ms = 2500;
-module_param(idle_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(idle_timeout_ms, "free a flow idle this long, ms (default 2500)");
+module_param(idle_timeout_ms, srff_ms, 0444);
+MODULE_PARM_DESC(idle_timeout_ms, "free a flow idle this long: ms, or 2.5s, 1m (default 2500)");
 
 static unsigned int gc_interval_ms = 2500;
-module_param(gc_interval_ms, uint, 0444);
-MODULE_PARM_DESC(gc_interval_ms, "garbage collection period, ms; other namespaces cannot set a shorter one (default 2500)");
+module_param(gc_interval_ms, srff_ms, 0444);
+MODULE_PARM_DESC(gc_interval_ms, "garbage collection period: ms, or 2.5s; other namespaces cannot set a shorter one (default 2500)");
 
 static unsigned int idle_reset_ms = 100;
-module_param(idle_reset_ms, uint, 0444);
-MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time, ms, unless its socket still holds data (default 100; 0: off)");
+module_param(idle_reset_ms, srff_ms_off, 0444);
+MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time: ms, or 100ms, 0.1s; not while its socket still holds data (default 100; 0 or off: never)");
 
 static unsigned int untracked_priority;
 module_param(untracked_priority, uint, 0444);

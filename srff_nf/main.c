@@ -16,14 +16,14 @@
  *
  * Tunables (module parameters set every namespace's defaults; the "srff"
  * generic netlink family changes them per namespace at run time):
- *   thresholds        up to 15 ascending byte counts (default 1500, 5000)
+ *   thresholds        up to 15 ascending byte counts (default: learnt)
  *   priorities        skb->priority per band (default 6, 0, 2), or
  *   classid_major     write major:(band + 1) for a prio qdisc instead
  *   idle_timeout_ms   a flow idle this long is forgotten (default 2500 ms)
  *   gc_interval_ms    how often idle flows are collected (default 2500 ms)
  *   max_flows         hard cap per namespace (default 1 per 64 KiB of RAM)
  *   untracked_priority for packets of flows the full table cannot hold (0)
- *   idle_reset_ms     restart a kept-alive flow's count after idle (off)
+ *   idle_reset_ms     restart a kept-alive flow's count after idle (100 ms)
  *   udp_policy, app_priority, top_ports: see docs/design.md
  *
  * Where things are: flowkey.c reads the packet, band.h maps bytes to a band,

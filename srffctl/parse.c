@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "srffctl.h"
+#include "srff/units.h"
 
 const char *const udp_policy_names[] = { "track", "top", "ignore", NULL };
 const char *const app_prio_names[] = { "override", "keep", NULL };
@@ -26,106 +27,32 @@ int name_index(const char *const *names, const char *s)
 	return -1;
 }
 
-/*
- * A decimal number with an optional fraction, times a unit multiplier,
- * that must come out whole and fit in 64 bits. *end is set past the digits.
- */
-static int scaled(const char *s, uint64_t mult, const char *end_of_number,
-		  uint64_t *out)
-{
-	uint64_t ip = 0, frac = 0, div = 1;
-	const char *p = s;
-
-	if (p == end_of_number || !isdigit((unsigned char)*p))
-		return -1;
-	for (; p < end_of_number && isdigit((unsigned char)*p); p++) {
-		unsigned int digit = *p - '0';
-
-		if (ip > UINT64_MAX / 10 ||
-		    (ip == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
-			return -1;
-		ip = ip * 10 + digit;
-	}
-	if (p < end_of_number && *p == '.') {
-		p++;
-		if (p == end_of_number)
-			return -1;
-		for (; p < end_of_number && isdigit((unsigned char)*p); p++) {
-			if (div > UINT64_MAX / 10 / 1000)
-				return -1;	/* absurd precision */
-			frac = frac * 10 + (*p - '0');
-			div *= 10;
-		}
-	}
-	if (p != end_of_number)
-		return -1;
-	if (ip && mult > UINT64_MAX / ip)
-		return -1;
-	/* frac/div * mult must be whole */
-	if ((frac * mult) % div)
-		return -1;
-	if (ip * mult > UINT64_MAX - frac * mult / div)
-		return -1;
-	*out = ip * mult + frac * mult / div;
-	return 0;
-}
-
-static const char *number_end(const char *s)
-{
-	while (isdigit((unsigned char)*s) || *s == '.')
-		s++;
-	return s;
-}
-
-/*
- * Sizes as tc reads them (iproute2's get_size()): a bare number or "b" is
- * bytes; k or kb is 1024, m or mb 1024^2, g or gb 1024^3, in either case
- * (tc's "Kb" is 1024 bytes, not kilobits). The binary Ki, Mi, Gi (KiB, ...)
- * of earlier srffctl mean the same, and t/Ti 1024^4. Unlike tc, the result
- * must be whole bytes: 1.5k is 1536, 1.1k is refused.
- */
+/* Sizes and durations: include/srff/units.h, the module's own parser. */
 int parse_size(const char *s, uint64_t *out)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "", 1 }, { "b", 1 },
-		{ "k", 1ULL << 10 }, { "kb", 1ULL << 10 }, { "ki", 1ULL << 10 }, { "kib", 1ULL << 10 },
-		{ "m", 1ULL << 20 }, { "mb", 1ULL << 20 }, { "mi", 1ULL << 20 }, { "mib", 1ULL << 20 },
-		{ "g", 1ULL << 30 }, { "gb", 1ULL << 30 }, { "gi", 1ULL << 30 }, { "gib", 1ULL << 30 },
-		{ "t", 1ULL << 40 }, { "tb", 1ULL << 40 }, { "ti", 1ULL << 40 }, { "tib", 1ULL << 40 },
-	};
-	const char *e = number_end(s);
+	unsigned long long v;
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(e, units[i].unit))
-			return scaled(s, units[i].mult, e, out);
-	return -1;
+	if (srff_parse_size(s, &v))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int parse_duration_ms(const char *s, uint32_t *out)
 {
-	static const struct { const char *unit; uint64_t ms; } units[] = {
-		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
-		{ "min", 60000 }, { "h", 3600000 },
-	};
-	const char *e = number_end(s);
-	uint64_t v;
+	unsigned int v;
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(e, units[i].unit))
-			continue;
-		if (scaled(s, units[i].ms, e, &v) || v > UINT32_MAX)
-			return -1;
-		*out = v;
-		return 0;
-	}
-	return -1;
+	if (srff_parse_duration_ms(s, &v))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int parse_u32(const char *s, uint32_t *out)
 {
-	uint64_t v;
+	unsigned long long v;
 
-	if (scaled(s, 1, s + strlen(s), &v) || v > UINT32_MAX)
+	if (srff_units_scaled(s, s + strlen(s), 1, &v) || v > UINT32_MAX)
 		return -1;
 	*out = v;
 	return 0;

@@ -102,7 +102,7 @@ dpkg-deb -x "$cdeb" "$tmp/x-ctl"; dpkg-deb -e "$cdeb" "$tmp/c-ctl"
 # --- 3a. srff-dkms ---------------------------------------------------------
 src=/usr/src/srff-$up
 dfiles=$(files "$ddeb")
-want=("$src/dkms.conf" "$src/include/uapi/linux/srff.h" /etc/modprobe.d/srff.conf)
+want=("$src/dkms.conf" "$src/include/uapi/linux/srff.h" "$src/include/srff/units.h" /etc/modprobe.d/srff.conf)
 for f in srff_nf/Kbuild srff_nf/Makefile srff_nf/*.c srff_nf/*.h; do
 	case $f in *.mod.c) continue ;; esac
 	want+=("$src/$f")
@@ -115,7 +115,7 @@ got=$(cd "$tmp/x-dkms" && find ".$src" -type f | sed 's|^\.||' | sort)
 check "srff-dkms: nothing else under $src (no srff_nf/user, no build products)" \
 	test "$got" = "$(printf '%s\n' "${want[@]}" | grep "^$src/" | sort)"
 same_src=true
-for f in srff_nf/Kbuild srff_nf/Makefile srff_nf/*.c srff_nf/*.h include/uapi/linux/srff.h; do
+for f in srff_nf/Kbuild srff_nf/Makefile srff_nf/*.c srff_nf/*.h include/uapi/linux/srff.h include/srff/units.h; do
 	case $f in *.mod.c) continue ;; esac
 	cmp -s "$f" "$tmp/x-dkms$src/$f" || { echo "#   differs: $f"; same_src=false; }
 done

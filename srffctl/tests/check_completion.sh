@@ -68,7 +68,7 @@ expect() {	# expect WANT WORD...
 	expect "age bytes idle" srffctl flows sort ''
 	expect "icmp ipv6-icmp tcp udp udplite" srffctl flows proto ''
 	expect "4 6" srffctl flows family ''
-	expect "addr family limit port proto sort" srffctl flows sort bytes ''
+	expect "addr band family limit min-bytes port proto sort" srffctl flows sort bytes ''
 	expect "" srffctl show ''
 }
 
@@ -79,8 +79,9 @@ touch "$dir/srff.conf" "$dir/other"
 	expect "-" srffctl setconf - && expect "" srffctl setconf srff.conf '')
 rm -rf "$dir"
 
-# What srffctl parses, the completion offers: the flows filters too.
-for w in sort proto family addr port limit; do
-	if grep -q "\"$w\"" "$here/../flows.c"; then echo "ok - flows.c takes $w"
-	else echo "not ok - flows.c does not take $w, which the completion offers"; fi
-done
+# What srffctl parses, the completion offers, and nothing else: the flows
+# options, both ways.
+takes=$(sorted $(grep -o '!strcmp(k, "[a-z-]*")' "$here/../flows.c" | sed 's/.*"\(.*\)".*/\1/'))
+offers=$(words srffctl flows '')
+if [ "$takes" = "$offers" ]; then echo "ok - flows: flows.c takes and the completion offers: $takes"
+else echo "not ok - flows: flows.c takes '$takes', the completion offers '$offers'"; fi
