@@ -160,32 +160,62 @@ static void sweep(enum srff_sweep mode, unsigned long now)
 
 #define WALK_PER_MSG	5
 
-/* Takes WALK_PER_MSG flows per "message", refuses the next. */
+/* A "message" of WALK_PER_MSG flows, and where the current bucket began. */
+struct walk_msg {
+	struct model_flow *in[WALK_PER_MSG];
+	unsigned int n, mark;
+};
+
+/* Takes WALK_PER_MSG flows per message, refuses the next. */
 static int walk_fn(const struct srff_flow *f, void *arg)
 {
 	struct model_flow *m = model_find(&f->key);
-	unsigned int *in_msg = arg;
+	struct walk_msg *msg = arg;
 
 	FUZZ_CHECK(m && m->f == f);
-	if (*in_msg == WALK_PER_MSG)
+	if (msg->n == WALK_PER_MSG)
 		return -EMSGSIZE;
-	++*in_msg;
+	msg->in[msg->n++] = m;
 	m->visits++;
 	return 0;
 }
 
-/* A walk in small messages visits every flow exactly once. */
+static bool walk_mark(void *arg)
+{
+	struct walk_msg *msg = arg;
+
+	msg->mark = msg->n;
+	return msg->n;
+}
+
+static void walk_undo(void *arg)
+{
+	struct walk_msg *msg = arg;
+
+	while (msg->n > msg->mark)
+		msg->in[--msg->n]->visits--;
+}
+
+static const struct srff_walk_ops walk_ops = {
+	.flow = walk_fn, .mark = walk_mark, .undo = walk_undo,
+};
+
+/* A walk in small messages visits every flow exactly once, and every
+ * message but the last holds something.
+ */
 static void walk(void)
 {
-	unsigned int bucket = 0, pos = 0, in_msg, i, msgs = 0;
+	struct srff_walk w = { 0 };
+	struct walk_msg msg;
+	unsigned int i, msgs = 0;
 	int err;
 
 	for (i = 0; i < nmodel; i++)
 		model[i].visits = 0;
 	do {
-		in_msg = 0;
-		err = srff_table_walk(&table, &bucket, &pos, walk_fn, &in_msg);
-		FUZZ_CHECK(!err || (err == -EMSGSIZE && in_msg == WALK_PER_MSG));
+		msg.n = 0;
+		err = srff_table_walk(&table, &w, &walk_ops, &msg);
+		FUZZ_CHECK(!err || (err == -EMSGSIZE && msg.n > 0));
 		FUZZ_CHECK(++msgs <= MAX_FLOWS + 1);
 	} while (err);
 	for (i = 0; i < nmodel; i++)
