@@ -166,7 +166,7 @@ static struct srff_flow *bucket_victim(struct hlist_head *head,
 
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 			spinlock_t *lock, unsigned long now,
-			enum srff_retire why);
+			enum srff_retire why, u64 bytes);
 
 /*
  * The flow for @key, created if need be. Caller holds rcu_read_lock.
@@ -207,10 +207,12 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		victim = srff_table_count(t) <= READ_ONCE(t->max_flows) ?
 			 bucket_victim(head, now, lock) : NULL;
 		if (victim) {
-			srff_sizes_add(t->sizes, atomic64_read(&victim->bytes),
+			u64 b = atomic64_read(&victim->bytes);
+
+			srff_sizes_add(t->sizes, b,
 				       test_bit(SRFF_FLOW_CLOSED_BIT, &victim->flags) ?
 				       SRFF_SIZE_FIN : SRFF_SIZE_IDLE);
-			flow_unlink(t, victim, lock, now, SRFF_RETIRE_EVICTED);
+			flow_unlink(t, victim, lock, now, SRFF_RETIRE_EVICTED, b);
 			atomic64_inc(&t->evicted);
 			/* Another CPU may take the slot first: then refuse. */
 			room = slot_reserve(t);
@@ -251,12 +253,13 @@ static void flow_free_rcu(struct rcu_head *rcu)
 	kmem_cache_free(flow_cache, container_of(rcu, struct srff_flow, rcu));
 }
 
+/* @bytes: what the flow sent, as its caller recorded it (tracepoint). */
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 			spinlock_t *lock, unsigned long now,
-			enum srff_retire why)
+			enum srff_retire why, u64 bytes)
 {
 	lockdep_assert_held(lock);
-	trace_srff_flow_retire(t, f, now, why);
+	trace_srff_flow_retire(t, f, bytes, now, why);
 	hlist_del_rcu(&f->node);
 	atomic_inc(&t->gen);
 	slot_release(t);
@@ -289,6 +292,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			chain++;
 			if (mode == SRFF_SWEEP_GC) {
 				enum srff_size_reason why;
+				u64 b;
 
 				if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags) &&
 				    time_after_eq(now, last + SRFF_CLOSED_LINGER)) {
@@ -300,15 +304,16 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 				} else {
 					continue;
 				}
-				srff_sizes_add(t->sizes,
-					       atomic64_read(&f->bytes), why);
+				b = atomic64_read(&f->bytes);
+				srff_sizes_add(t->sizes, b, why);
 				flow_unlink(t, f, lock, now, why == SRFF_SIZE_FIN ?
-					    SRFF_RETIRE_FIN : SRFF_RETIRE_IDLE);
+					    SRFF_RETIRE_FIN : SRFF_RETIRE_IDLE, b);
 			} else {
 				flow_unlink(t, f, lock, now,
 					    mode == SRFF_SWEEP_FLUSH ?
 					    SRFF_RETIRE_FLUSHED :
-					    SRFF_RETIRE_TEARDOWN);
+					    SRFF_RETIRE_TEARDOWN,
+					    atomic64_read(&f->bytes));
 			}
 			freed++;
 		}
@@ -366,6 +371,8 @@ int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 
 	rcu_read_lock();
 	for (b = w->bucket; b <= t->hash_mask; b++, w->pos = 0) {
+		if (hlist_empty(&t->buckets[b]))	/* most are: no call */
+			continue;
 		had_output = ops->mark(arg);
 		i = 0;
 		hlist_for_each_entry_rcu(f, &t->buckets[b], node) {

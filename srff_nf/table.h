@@ -137,8 +137,8 @@ struct srff_walk {
 struct srff_walk_ops {
 	/* 0: go on (the flow was put out, or filtered out); else: full. */
 	int (*flow)(const struct srff_flow *f, void *arg);
-	/* A bucket starts: remember the output's end; whether it holds
-	 * anything yet.
+	/* A bucket with flows starts: remember the output's end; say
+	 * whether the output holds anything yet.
 	 */
 	bool (*mark)(void *arg);
 	/* Drop what was put out since the latest mark. */

@@ -91,8 +91,8 @@ TRACE_EVENT(srff_flow_create,
 
 TRACE_EVENT(srff_flow_retire,
 	TP_PROTO(const struct srff_table *t, const struct srff_flow *f,
-		 unsigned long now, int reason),
-	TP_ARGS(t, f, now, reason),
+		 u64 bytes, unsigned long now, int reason),
+	TP_ARGS(t, f, bytes, now, reason),
 	TP_STRUCT__entry(
 		SRFF_TP_KEY_FIELDS
 		__field(u64, bytes)
@@ -101,7 +101,7 @@ TRACE_EVENT(srff_flow_retire,
 	),
 	TP_fast_assign(
 		SRFF_TP_KEY_ASSIGN(t, &f->key);
-		__entry->bytes = atomic64_read(&f->bytes);
+		__entry->bytes = bytes;	/* as the size histogram has it */
 		__entry->age_ms = srff_ms_since(READ_ONCE(f->created), now);
 		__entry->reason = reason;
 	),

@@ -607,7 +607,7 @@ void srff_user_skb_free(struct sk_buff *skb);
 
 /* Tracepoints (srff_nf/trace.h) are the kernel's: nothing here. */
 #define trace_srff_flow_create(t, key)		do { (void)(t); (void)(key); } while (0)
-#define trace_srff_flow_retire(t, f, now, why)	\
-	do { (void)(t); (void)(f); (void)(now); (void)(why); } while (0)
+#define trace_srff_flow_retire(t, f, bytes, now, why)	\
+	do { (void)(t); (void)(f); (void)(bytes); (void)(now); (void)(why); } while (0)
 
 #endif /* _SRFF_USER_KERNEL_H */

@@ -72,7 +72,7 @@ def main():
         seen, nflows = stable_ports(replies, a.sport, a.base, a.count)
         res["dumps"] += 1
         res["intr"] += bool(intr)
-        res["flows_min"] = min(nflows, res["flows_min"] or nflows)
+        res["flows_min"] = nflows if res["flows_min"] is None else min(nflows, res["flows_min"])
         res["flows_max"] = max(nflows, res["flows_max"] or 0)
         missing = a.count - len(seen)
         repeated = sum(1 for n in seen.values() if n > 1)
