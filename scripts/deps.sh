@@ -82,6 +82,13 @@ if [ ${#missing[@]} -gt 0 ] || [ "$need_612" = 1 ]; then
 	fi
 fi
 
+# Which of the services this machine had before (a server's nginx comes from
+# the package nginx, not nginx-light: the unit file is what tells).
+had_service=" "
+for s in vsftpd nginx; do
+	[ -e "/lib/systemd/system/$s.service" ] || [ -e "/usr/lib/systemd/system/$s.service" ] ||
+		[ -e "/etc/init.d/$s" ] && had_service+="$s "
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}" >&2
 	$SUDO apt-get update -qq
@@ -111,13 +118,14 @@ if [ "$need_612" = 1 ]; then
 fi
 # vsftpd and nginx are started by the experiments inside namespaces, not
 # as system services. Debian starts a service when its package is installed:
-# stop and disable only what this run just installed. A server that already
-# ran nginx or vsftpd keeps them as they were (the experiments run their own
-# instances in namespaces, on their own ports, and do not need them stopped).
+# stop and disable only a service this run brought (no unit file before). A
+# server that already had nginx or vsftpd, from whichever package, keeps
+# them as they were (the experiments run their own instances in namespaces,
+# on their own ports, and do not need them stopped).
 for s in vsftpd nginx; do
-	case " ${missing[*]} " in
-	*" $s "*|*" $s-light "*) $SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true ;;
-	esac
+	case $had_service in *" $s "*) continue ;; esac
+	[ -e "/lib/systemd/system/$s.service" ] || [ -e "/usr/lib/systemd/system/$s.service" ] || continue
+	$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
 done
 
 # sch_fq's bands (Linux 6.7+) need a tc of iproute2 6.7+ to set them up;
