@@ -20,9 +20,11 @@
 #   make deb          the Debian packages srff-dkms and srffctl in build/deb/
 #                     (dpkg-buildpackage in a temporary copy of the tree)
 
-# The kernel `make` builds srff.ko for: the running one when its headers are
-# installed (a server: `make`, then insmod), else the Debian kernel the tests
-# boot (scripts/kver.sh; the build machines' own kernel has no headers). The
+# The kernel `make` builds srff.ko for: the running one (a server: `make`,
+# then insmod; without its headers `make module` says which package to
+# install), or, when the running kernel is not installed on this machine at
+# all (a container, the build machines' sandbox), the Debian kernel the tests
+# boot (scripts/kver.sh). The
 # targets that run the module in a VM always build for the kernel they boot.
 # KVER=... or KDIR=... overrides.
 RUNNING_KVER := $(shell uname -r)
@@ -33,9 +35,16 @@ TEST_KVER = $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
 ifeq ($(origin KVER),undefined)
 ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/build),)
 KVER := $(RUNNING_KVER)
+else ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/kernel),)
+# A server whose running kernel is installed here without its headers: a
+# module built for another kernel would only fail to load ("Invalid module
+# format"), so `make module` stops and names the package to install.
+KVER := $(RUNNING_KVER)
 else
-KVER := $(TEST_KVER)
-$(info srff: no headers for the running kernel $(RUNNING_KVER) (apt-get install linux-headers-$(RUNNING_KVER) to build for it); building for $(if $(KVER),$(KVER),no kernel: run make deps))
+# The running kernel is not one installed here (a container's, or the build
+# machines' sandbox kernel): build for the kernel the tests boot.
+KVER := $(if $(TEST_KVER),$(TEST_KVER),$(RUNNING_KVER))
+$(info srff: the running kernel $(RUNNING_KVER) is not installed here; building for $(if $(TEST_KVER),$(KVER) (the tests' kernel),no kernel: install the headers of the kernel srff will run on, or run make deps on a test machine))
 endif
 endif
 FUZZ_SECONDS ?= 60
