@@ -27,15 +27,20 @@
 # boot (scripts/kver.sh). The
 # targets that run the module in a VM always build for the kernel they boot.
 # KVER=... or KDIR=... overrides.
+# (RUNNING_KVER and MODULES_DIR are there for tests/dkms.sh, which checks
+# the choice on made-up machines.)
+ifeq ($(origin RUNNING_KVER),undefined)
 RUNNING_KVER := $(shell uname -r)
+endif
+MODULES_DIR ?= /lib/modules
 # KVER as the user gave it (command line or environment), before the default
 # below: `make install` builds for every installed kernel unless one is named.
 USER_KVER := $(if $(filter undefined,$(origin KVER)),,$(KVER))
 TEST_KVER = $(shell . scripts/kver.sh >/dev/null 2>&1 && echo $$KVER)
 ifeq ($(origin KVER),undefined)
-ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/build),)
+ifneq ($(wildcard $(MODULES_DIR)/$(RUNNING_KVER)/build),)
 KVER := $(RUNNING_KVER)
-else ifneq ($(wildcard /lib/modules/$(RUNNING_KVER)/kernel),)
+else ifneq ($(wildcard $(MODULES_DIR)/$(RUNNING_KVER)/kernel),)
 # A server whose running kernel is installed here without its headers: a
 # module built for another kernel would only fail to load ("Invalid module
 # format"), so `make module` stops and names the package to install.
