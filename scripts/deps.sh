@@ -35,6 +35,7 @@ PKGS=(
 	# (scripts/debug-kernel.sh; no BTF or DWARF, so no pahole)
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 )
+top=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${SRFF_VENV:-$HOME/.cache/srff/venv}
 VIRTME_NG_VERSION=1.42
 SUDO=
@@ -149,7 +150,8 @@ if [ ! -x "$VENV/bin/vng" ] ||
    [ "$("$VENV/bin/pip" show virtme-ng 2>/dev/null | sed -n 's/^Version: //p')" != "$VIRTME_NG_VERSION" ]; then
 	echo "deps: installing virtme-ng into $VENV" >&2
 	python3 -m venv "$VENV"
-	# Pinned: a new release must not change how every guest boots
-	# overnight. Raise it on purpose, after a full `make test`.
-	"$VENV/bin/pip" install -q "virtme-ng==$VIRTME_NG_VERSION"
+	# Pinned, with its dependencies (scripts/virtme-ng.constraints): a new
+	# release must not change how every guest boots overnight. Raise them
+	# on purpose, after a full `make test`.
+	"$VENV/bin/pip" install -q -c "$top/scripts/virtme-ng.constraints" "virtme-ng==$VIRTME_NG_VERSION"
 fi
