@@ -25,8 +25,11 @@
 #     through an overlay: DKMS's depmod rewriting modules.dep under a
 #     booting guest can make its modprobe fail): dpkg -i both packages, DKMS must have built
 #     and installed srff.ko for every kernel with headers, the installed
-#     units verify, none is enabled; then dpkg --purge both and nothing of
-#     srff may be left (dkms status, /usr/src, /lib/modules, /etc, units).
+#     units verify, none is enabled; enabled with an /etc/srff/srff.conf
+#     and a modprobe.d line, each kernel boots with systemd as init and
+#     comes up configured from them (tests/systemd-boot.sh); then dpkg
+#     --purge both and nothing of srff may be left (dkms status, /usr/src,
+#     /lib/modules, /etc, units).
 # shellcheck disable=SC2016,SC2317  # eval'd checks; functions run by check
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -343,6 +346,27 @@ systemctl enable srff.service srff-qdisc@eth0.service > "$tmp/enable.out" 2>&1
 rc=$?
 indent < "$tmp/enable.out"
 check "systemctl enable srff srff-qdisc@eth0 (exit $rc)" test "$rc" = 0
+
+# And boot with them, under a real systemd: what a server does at boot.
+cat > /etc/srff/srff.conf <<'EOF'
+# tests/packaging.sh: applied at boot by srff.service
+thresholds 20k 300k
+idle-reset 250ms
+EOF
+printf '# tests/packaging.sh\noptions srff max_flows=64k gc_interval_ms=3s\n' > /etc/modprobe.d/srff-test.conf
+boot_kernels=$(for k in $kernels; do [ -f "/boot/vmlinuz-$k" ] && echo "$k"; done)
+# shellcheck disable=SC2086  # one argument a kernel
+tests/systemd-boot.sh $boot_kernels > "$tmp/boot.out" 2>&1
+rc=$?
+grep '^#' "$tmp/boot.out" | indent
+while IFS= read -r line; do
+	case $line in
+	'not ok - '*) echo "$line"; failed=$((failed + 1)) ;;
+	'ok - '*) echo "$line"; pass=$((pass + 1)) ;;
+	esac
+done < "$tmp/boot.out"
+check "boot under systemd: $(echo $boot_kernels) (tests/systemd-boot.sh: exit $rc)" test "$rc" = 0 -o "$rc" = 3
+rm -f /etc/srff/srff.conf /etc/modprobe.d/srff-test.conf
 
 dpkg --purge srffctl srff-dkms > "$tmp/purge.out" 2>&1
 rc=$?
