@@ -43,6 +43,12 @@
 #   srff-pfifo    srff over tbf + prio with pfifo leaves (`shaped`)
 #   srff-prio-fq  srff over tbf + prio with fq_codel leaves
 #   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves)
+#   srff-fq-bands srff over tbf + sch_fq with its 3 bands (9:3:1 weighted
+#                 round robin, per-flow fairness inside each): Linux 6.7+
+#                 (SRFF_KERNEL_SERIES=6.12 experiments/openloop.sh), with
+#                 bookworm-backports' tc (iproute2 6.15, Debian 13's), which
+#                 the guest then uses for every policy; among the defaults
+#                 where it can run
 # Files per run (RUN = POLICY@LOAD-ROUND): requests/RUN.jsonl and
 # requests/RUN.load.json (web_client.py), qlog/RUN.jsonl, srff/RUN.json.
 set -euo pipefail
@@ -68,8 +74,16 @@ datamining) SCALE=${WEB_SCALE:-0.01} ;;		# mean 75 KB, max 10 MB
 fb_hadoop) SCALE=${WEB_SCALE:-1} ;;		# mean 128 KB, max 10 MB
 *) SCALE=${WEB_SCALE:-1} ;;
 esac
+# sch_fq's bands: Linux 6.7+, and a tc that sets them (Debian 12's cannot).
+fq_bands=0
+kv=$(uname -r); kmaj=${kv%%.*}; kmin=${kv#*.}; kmin=${kmin%%[!0-9]*}
+if { [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 7 ]; }; } &&
+   [ -n "${SRFF_NEWTC_DIR:-}" ] && [ -x "$SRFF_NEWTC_DIR/tc" ]; then
+	export PATH="$SRFF_NEWTC_DIR:$PATH"
+	fq_bands=1
+fi
 case $BOTTLENECK in
-local) POLICIES=${WEB_POLICIES:-"fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets"} ;;
+local) POLICIES=${WEB_POLICIES:-"fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets$([ $fq_bands = 1 ] && echo " srff-fq-bands")"} ;;
 downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-prio-fq"} ;;
 *) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
 esac
@@ -227,6 +241,9 @@ policy_on() {
 	srff-pfifo) setup; srff_active ;;
 	srff-prio-fq) setup prio-fq; srff_active ;;
 	srff-ets) setup ets; srff_active ;;
+	srff-fq-bands)
+		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR (this is $kv)"; exit 2; }
+		setup fq-bands; srff_active ;;
 	*) say "unknown policy $1"; exit 2 ;;
 	esac
 }

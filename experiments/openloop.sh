@@ -21,11 +21,22 @@ if [ "${WEB_QUICK:-0}" = 1 ]; then
 	export WEB_LOADS=${WEB_LOADS:-0.6} WEB_POLICIES=${WEB_POLICIES:-"fifo srff-prio-fq"}
 	export WEB_WARMUP=${WEB_WARMUP:-20} WEB_DRAIN=${WEB_DRAIN:-15}
 fi
+# The kernel: Debian 12's 6.1 by default; SRFF_KERNEL_SERIES=6.12 boots
+# Debian 13's (srff.ko built for it in tests/out/build-KVER, and the guest
+# given bookworm-backports' tc, which sch_fq's bands need: srff-fq-bands).
+. scripts/kver.sh
+ko=$PWD/srff_nf/srff.ko
+if [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ]; then
+	ko=$(scripts/build-ko.sh "/lib/modules/$KVER/build" "tests/out/build-$KVER") ||
+		{ echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
+fi
+export KVER SRFF_KO=$ko
+[ -x "$HOME/.cache/srff/iproute2/sbin/tc" ] && export SRFF_NEWTC_DIR=$HOME/.cache/srff/iproute2/sbin
 dist=${WEB_DIST:-fb_hadoop}
 bn=${WEB_BOTTLENECK:-local}
 run=experiments/results/open-$dist-$bn-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$run"
-echo "=== open-loop web experiment ($dist, bottleneck $bn): $ROUNDS rounds x ${SECS}s, results in $run" >&2
+echo "=== open-loop web experiment ($dist, bottleneck $bn, $KVER): $ROUNDS rounds x ${SECS}s, results in $run" >&2
 set +e
 scripts/vm experiments/openloop-guest.sh "$run" "$ROUNDS" "$SECS" 2>&1 |
 	grep --line-buffered -E '^\[web\]|rror' >&2
