@@ -9,7 +9,7 @@
 #                     Debian's 6.1 kernel, plus the uaf canary (PATTERN=...;
 #                     builds that kernel first: 20-30 min, then cached)
 #   make demo         the three-file FTP experiment in the VM, prints its table
-#   make experiments  both experiments (FTP and busy web server)
+#   make experiments  the FTP and open-loop web experiments (WEB_QUICK=1: quick)
 #   make bench        per-packet cost and scale (native and in the guest)
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
