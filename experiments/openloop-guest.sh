@@ -83,7 +83,10 @@ if { [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 7 ]; }; } &&
 	fq_bands=1
 fi
 case $BOTTLENECK in
-local) POLICIES=${WEB_POLICIES:-"fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets$([ $fq_bands = 1 ] && echo " srff-fq-bands")"} ;;
+local)
+	POLICIES="fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets"
+	[ $fq_bands = 0 ] || POLICIES="$POLICIES srff-fq-bands"
+	POLICIES=${WEB_POLICIES:-$POLICIES} ;;
 downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-prio-fq"} ;;
 *) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
 esac
