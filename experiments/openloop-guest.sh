@@ -75,10 +75,11 @@ fb_hadoop) SCALE=${WEB_SCALE:-1} ;;		# mean 128 KB, max 10 MB
 *) SCALE=${WEB_SCALE:-1} ;;
 esac
 # sch_fq's bands: Linux 6.7+, and a tc that sets them (Debian 12's cannot).
+# srff-qdisc knows what they need: its dry run exits 3 where they cannot be.
 fq_bands=0
-kv=$(uname -r); kmaj=${kv%%.*}; kmin=${kv#*.}; kmin=${kmin%%[!0-9]*}
-if { [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 7 ]; }; } &&
-   [ -n "${SRFF_NEWTC_DIR:-}" ] && [ -x "$SRFF_NEWTC_DIR/tc" ]; then
+if [ -n "${SRFF_NEWTC_DIR:-}" ] && [ -x "$SRFF_NEWTC_DIR/tc" ] &&
+   PATH="$SRFF_NEWTC_DIR:$PATH" "$TOP/tc-scripts/srff-qdisc" --dry-run \
+	install shaped-fq-bands lo "$RATE" >/dev/null 2>&1; then
 	export PATH="$SRFF_NEWTC_DIR:$PATH"
 	fq_bands=1
 fi
@@ -245,7 +246,7 @@ policy_on() {
 	srff-prio-fq) setup prio-fq; srff_active ;;
 	srff-ets) setup ets; srff_active ;;
 	srff-fq-bands)
-		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR (this is $kv)"; exit 2; }
+		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR ($(uname -r))"; exit 2; }
 		setup fq-bands; srff_active ;;
 	*) say "unknown policy $1"; exit 2 ;;
 	esac

@@ -31,7 +31,6 @@ if [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ]; th
 		{ echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
 fi
 export KVER SRFF_KO=$ko
-[ -x "$HOME/.cache/srff/iproute2/sbin/tc" ] && export SRFF_NEWTC_DIR=$HOME/.cache/srff/iproute2/sbin
 dist=${WEB_DIST:-fb_hadoop}
 bn=${WEB_BOTTLENECK:-local}
 run=experiments/results/open-$dist-$bn-$(date -u +%Y%m%d-%H%M%S)

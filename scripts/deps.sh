@@ -85,10 +85,10 @@ fi
 
 # Which of the services this machine had before (a server's nginx comes from
 # the package nginx, not nginx-light: the unit file is what tells).
+has_unit() { [ -e "/lib/systemd/system/$1.service" ] || [ -e "/usr/lib/systemd/system/$1.service" ]; }
 had_service=" "
 for s in vsftpd nginx; do
-	[ -e "/lib/systemd/system/$s.service" ] || [ -e "/usr/lib/systemd/system/$s.service" ] ||
-		[ -e "/etc/init.d/$s" ] && had_service+="$s "
+	{ has_unit "$s" || [ -e "/etc/init.d/$s" ]; } && had_service+="$s "
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}" >&2
@@ -125,7 +125,7 @@ fi
 # on their own ports, and do not need them stopped).
 for s in vsftpd nginx; do
 	case $had_service in *" $s "*) continue ;; esac
-	[ -e "/lib/systemd/system/$s.service" ] || [ -e "/usr/lib/systemd/system/$s.service" ] || continue
+	has_unit "$s" || continue
 	$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
 done
 

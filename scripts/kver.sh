@@ -41,3 +41,11 @@ if [ -z "$KVER" ] || [ ! -e "/boot/vmlinuz-$KVER" ]; then
 	return 4 2>/dev/null || exit 4
 fi
 export KVER
+# A tc that can set sch_fq's bands (iproute2 6.7+, bookworm-backports'),
+# which scripts/deps.sh unpacks and never installs: setup_fq_bands and the
+# experiments' srff-fq-bands use it in the guest.
+# (An if, not &&: this file's status is its last command's, and callers
+# run under set -e or test it.)
+if [ -x "$HOME/.cache/srff/iproute2/sbin/tc" ]; then
+	export SRFF_NEWTC_DIR=$HOME/.cache/srff/iproute2/sbin
+fi
