@@ -11,8 +11,35 @@
 # order, 2 s apart, over passive FTP. tcpdump on the client side records
 # each trial; experiments/analyze.py turns the captures into response times
 # (SYN of a file's data connection -> its last data byte). Policies run
-# interleaved round by round in one boot, so drift hits them all alike.
-# SCALE (default 1) shrinks the files for smoke tests.
+# interleaved in one boot, their order rotating by one every trial, so
+# drift hits them all alike. SCALE (default 1) shrinks the files for smoke
+# tests.
+#
+# A server with a history: srff is loaded once, before the first trial,
+# and stays loaded; first comes a warm-up (FTP_WARMUP seconds at most) of
+# FTP downloads from another size mix (FTP_WARMUP_DIST, web search scaled
+# down by default: 64 files at its quantiles, fetched in a seeded random
+# order by 4 clients), until srff has learnt its thresholds from it. Under
+# the policies that are not srff's, its priorities are all 0, what an
+# unmarked socket has. The three files then meet thresholds that no one
+# chose for them.
+#
+# Policies (FTP_POLICIES):
+#   alone         F1 alone on the idle link (shaped prio): the ideal F1 is
+#                 measured against
+#   unmarked      the 2003 setup without marking: tbf + prio 10: with pfifo
+#                 leaves, every priority 0
+#   fq_codel      tbf + fq_codel (Debian's default qdisc)
+#   srff-orig     the 2003 experiment's thresholds set by hand (5 000 000,
+#                 30 000 000 bytes) over the 2003 setup (prio, pfifo leaves)
+#   srff          srff's defaults (learnt thresholds, 3 bands) over the
+#                 recommended setup, prio with fq_codel leaves (shaped-prio-fq)
+#   srff-8        learnt thresholds for 8 bands (priorities 0..7), over
+#                 shaped-prio-fq with 8 bands
+# Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
+# (srffctl show and stats after the trial) and .tc.txt (tc -s of the
+# bottleneck), warmup.srff.json (stats after the warm-up), params.json,
+# meta.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -20,26 +47,57 @@ OUT=$(cd "$1" && pwd)
 TRIALS=${2:-3}
 SCALE=${3:-1}
 RATE=${FTP_RATE:-50mbit}
-POLICIES=${FTP_POLICIES:-"unmarked fq_codel srff-orig srff-default"}
+POLICIES=${FTP_POLICIES:-"alone unmarked fq_codel srff-orig srff srff-8"}
 TIMEOUT=${FTP_TIMEOUT:-300}
+WARMUP=${FTP_WARMUP:-240}
+WARM_DIST=${FTP_WARMUP_DIST:-websearch}
+WARM_SCALE=${FTP_WARMUP_SCALE:-0.0625}
+SEED=${FTP_SEED:-1}
 Q=$TOP/tc-scripts/srff-qdisc
+CTL=$TOP/srffctl/srffctl
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { echo "[ftp] $*" >&2; }
 
+for p in $POLICIES; do
+	case $p in
+	alone|unmarked|fq_codel|srff-orig|srff|srff-8) ;;
+	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
+	esac
+done
+
 files=(F3:79532032 F2:31898736 F1:5756923)
 work=$(mktemp -d /tmp/srff-ftp.XXXXXX)
 mount -t tmpfs -o size=400m none "$work"
-mkdir -p "$work/root" "$work/empty"
+mkdir -p "$work/root/w" "$work/empty"
 for f in "${files[@]}"; do
 	size=$(awk -v s="${f#*:}" -v k="$SCALE" 'BEGIN { printf "%d", s * k }')
 	head -c "$size" /dev/urandom > "$work/root/${f%%:*}"
 done
+# The warm-up's files: the mix's sizes at 64 quantiles; and the seeded
+# order the warm-up clients fetch them in.
+python3 -c '
+import os, random, sys
+sys.path.insert(0, "experiments")
+import sizes
+dist, scale, seed, work = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = sizes.load(dist, scale)
+n = 64
+for i in range(n):
+    with open(os.path.join(work, "root", "w", "w%02d" % i), "wb") as f:
+        f.write(os.urandom(max(1, int(d.quantile((i + 0.5) / n)))))
+rng = random.Random(seed)
+with open(os.path.join(work, "warmup.order"), "w") as f:
+    for _ in range(6000):
+        f.write("w%02d\n" % rng.randrange(n))
+' "$WARM_DIST" "$WARM_SCALE" "$SEED" "$work"
 chmod -R a+rX "$work/root"
 
 SRV=srv-$$ CLI=cli-$$
+WARM_PIDS=
 cleanup() {
 	set +e
+	[ -n "$WARM_PIDS" ] && kill $WARM_PIDS 2>/dev/null
 	[ -n "${VSFTPD:-}" ] && kill "$VSFTPD" 2>/dev/null
 	grep -q '^srff ' /proc/modules && rmmod srff
 	ip netns del "$SRV" 2>/dev/null
@@ -57,26 +115,11 @@ for ns in "$SRV" "$CLI"; do ip -n "$ns" link set lo up; done
 ip -n "$SRV" link set s0 up
 ip -n "$CLI" link set c0 up
 
-cat > "$work/vsftpd.conf" <<EOF
-listen=YES
-listen_ipv6=NO
-listen_address=10.90.0.1
-anonymous_enable=YES
-local_enable=NO
-no_anon_password=YES
-anon_root=$work/root
-ftp_username=ftp
-nopriv_user=ftp
-secure_chroot_dir=$work/empty
-pasv_enable=YES
-pasv_min_port=30000
-pasv_max_port=30999
-pasv_address=10.90.0.1
-seccomp_sandbox=NO
-background=NO
-xferlog_enable=NO
-max_clients=50
-EOF
+printf '%s\n' listen=YES listen_ipv6=NO listen_address=10.90.0.1 anonymous_enable=YES \
+	local_enable=NO no_anon_password=YES "anon_root=$work/root" ftp_username=ftp \
+	nopriv_user=ftp "secure_chroot_dir=$work/empty" pasv_enable=YES pasv_min_port=30000 \
+	pasv_max_port=30999 pasv_address=10.90.0.1 seccomp_sandbox=NO background=NO \
+	xferlog_enable=NO max_clients=50 max_per_ip=50 > "$work/vsftpd.conf"
 ip netns exec "$SRV" vsftpd "$work/vsftpd.conf" &
 VSFTPD=$!
 for i in $(seq 100); do
@@ -85,28 +128,44 @@ for i in $(seq 100); do
 done
 ip netns exec "$SRV" ss -Hltn 'sport = :21' | grep -q . || { say "vsftpd did not start"; exit 1; }
 
+# srff, loaded once with its defaults; DEFAULT_PRIOS are its own priorities.
+insmod "${SRFF_KO:-srff_nf/srff.ko}"
+DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
+	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
+# srff_set KEY VALUE...: one srffctl set in the server's namespace.
+srff_set() { "$CTL" -n "$SRV" set "$@" >/dev/null; }
+# Neutral: every band's priority 0; the thresholds go on learning.
+srff_neutral() { srff_set priorities 0,0,0 thresholds auto; }
+srff_neutral
+
 policy_on() {
 	case $1 in
-	unmarked) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null ;;
+	alone|unmarked) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null ;;
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
-	srff-orig) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		   insmod "${SRFF_KO:-srff_nf/srff.ko}" thresholds=5000000,30000000 ;;
-	srff-default) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		      insmod "${SRFF_KO:-srff_nf/srff.ko}" ;;
-	*) say "unknown policy $1"; exit 2 ;;
+	srff-orig)
+		ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
+		srff_set thresholds 5000000,30000000 priorities "$DEFAULT_PRIOS" ;;
+	srff)
+		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" >/dev/null
+		srff_set priorities "$DEFAULT_PRIOS" thresholds auto ;;
+	srff-8)
+		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
+		srff_set priorities 0,1,2,3,4,5,6,7 thresholds auto ;;
 	esac
 }
 
 policy_off() {
-	grep -q '^srff ' /proc/modules && rmmod srff
+	srff_neutral
 	ip netns exec "$SRV" "$Q" revert s0 >/dev/null
 }
 
+size_of() { awk -v s="$1" -v k="$SCALE" 'BEGIN { printf "%d", s * k }'; }
 cat > "$OUT/params.json" <<EOF
 {
   "experiment": "ftp-three-files",
-  "files": {"F3": $(awk -v k="$SCALE" 'BEGIN{printf "%d", 79532032*k}'), "F2": $(awk -v k="$SCALE" 'BEGIN{printf "%d", 31898736*k}'), "F1": $(awk -v k="$SCALE" 'BEGIN{printf "%d", 5756923*k}')},
+  "files": {"F3": $(size_of 79532032), "F2": $(size_of 31898736), "F1": $(size_of 5756923)},
   "order": ["F3", "F2", "F1"],
+  "fetch": {"alone": ["F1"]},
   "start_gap_s": 2,
   "rate": "$RATE",
   "rate_bps": $(awk -v r="$RATE" 'BEGIN { n = r + 0; u = tolower(substr(r, length(n "") + 1));
@@ -114,12 +173,16 @@ cat > "$OUT/params.json" <<EOF
   "trials": $TRIALS,
   "scale": $SCALE,
   "policies": [$(printf '"%s",' $POLICIES | sed 's/,$//')],
+  "warmup": {"dist": "$WARM_DIST", "scale": $WARM_SCALE, "max_s": $WARMUP, "seed": $SEED},
+  "srff_default_priorities": "$DEFAULT_PRIOS",
   "kernel": "$(uname -r)",
   "offloads_s0": "$(ip netns exec "$SRV" ethtool -k s0 2>/dev/null | awk '/^(tcp-segmentation|generic-segmentation)-offload/ {printf "%s %s ", $1, $2}')",
   "vsftpd": "$(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null)",
   "date": "$(date -u +%FT%TZ)"
 }
 EOF
+python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" \
+	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" >/dev/null
 
 . "$TOP/experiments/capture.sh"
 
@@ -127,27 +190,89 @@ fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"
 }
 
+# Warm-up: srff learns from finished flows (auto_min_flows of them, or its
+# thresholds changed). Client K of 4 fetches every 4th file of the seeded
+# order, 25 files per curl (one control connection, a data connection each).
+learnt() {
+	"$CTL" -n "$SRV" -j stats | python3 -c 'import json, sys
+s = json.load(sys.stdin); sys.exit(not (s["auto_changes"] > 0 or s["auto_flows"] >= int(sys.argv[1])))' \
+		"$(cat /sys/module/srff/parameters/auto_min_flows)"
+}
+warm_client() {
+	local k=$1 f args=()
+	while read -r f; do
+		args+=(-o /dev/null "ftp://10.90.0.1/w/$f")
+		if [ ${#args[@]} -ge 75 ]; then
+			ip netns exec "$CLI" curl -s "${args[@]}" >/dev/null 2>&1 || true
+			args=()
+		fi
+	done < <(awk -v k="$k" 'NR % 4 == k' "$work/warmup.order")
+}
+if [ "$WARMUP" -gt 0 ]; then
+	say "warm-up: up to ${WARMUP}s of $WARM_DIST-sized downloads (x$WARM_SCALE), until srff has learnt"
+	ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
+	t0=$(date +%s)
+	for k in 0 1 2 3; do warm_client $k & WARM_PIDS="$WARM_PIDS $!"; done
+	while [ $(( $(date +%s) - t0 )) -lt "$WARMUP" ] && ! learnt; do
+		alive=0
+		for w in $WARM_PIDS; do kill -0 "$w" 2>/dev/null && alive=1; done
+		[ $alive = 1 ] || break
+		sleep 1
+	done
+	warm_s=$(( $(date +%s) - t0 ))
+	# The clients, and the curl each may be running (a shell waiting for
+	# its child acts on a signal only once the child is gone).
+	kill $WARM_PIDS 2>/dev/null || true
+	ip netns pids "$CLI" | xargs -r kill 2>/dev/null || true
+	wait $WARM_PIDS 2>/dev/null || true
+	WARM_PIDS=
+	ip netns exec "$SRV" "$Q" revert s0 >/dev/null
+	learnt || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
+	"$CTL" -n "$SRV" -j stats > "$OUT/warmup.srff.json"
+	say "  after ${warm_s}s: $(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])); print("%d flows learnt from, %d threshold changes" % (s["auto_flows"], s["auto_changes"]))' "$OUT/warmup.srff.json")"
+	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
+fi
+
+# rotate K WORDS...: the words, starting with the (K mod N)-th.
+rotate() { local k=$1; shift; local n=$#; local i; for ((i = 0; i < n; i++)); do
+	local j=$(( (i + k) % n + 1 )); printf '%s ' "${!j}"; done; }
+
+read -ra plist <<<"$POLICIES"
+total=$(( TRIALS * ${#plist[@]} )) n=0
 for t in $(seq 1 "$TRIALS"); do
-	for p in $POLICIES; do
-		say "trial $t/$TRIALS, policy $p: F3, F2, F1 two seconds apart"
+	for p in $(rotate $((t - 1)) "${plist[@]}"); do
+		n=$((n + 1))
+		if [ "$p" = alone ]; then
+			say "[$n/$total] trial $t, $p: F1 alone on the idle link"
+		else
+			say "[$n/$total] trial $t, $p: F3, F2, F1 two seconds apart"
+		fi
 		policy_on "$p"
 		pcap=$OUT/pcap/$p-$t.pcap
-		mkdir -p "$OUT/pcap"
+		mkdir -p "$OUT/pcap" "$OUT/srff"
 		capture_start "$CLI" c0 "$pcap" tcp
 		start=$(date +%s.%N)
-		fetch F3 & a=$!
-		sleep 2
-		fetch F2 & b=$!
-		sleep 2
-		fetch F1 & c=$!
+		pids=()
+		if [ "$p" = alone ]; then
+			fetch F1 & pids+=($!)
+		else
+			fetch F3 & pids+=($!)
+			sleep 2
+			fetch F2 & pids+=($!)
+			sleep 2
+			fetch F1 & pids+=($!)
+		fi
 		ok=1
-		wait $a || ok=0
-		wait $b || ok=0
-		wait $c || ok=0
+		for w in "${pids[@]}"; do wait "$w" || ok=0; done
 		end=$(date +%s.%N)
 		capture_stop "$SRV" s0 "$pcap"
-		[ -e /sys/module/srff ] && ip netns exec "$SRV" "$TOP/srffctl/srffctl" -j stats > "$OUT/pcap/$p-$t.srff.json" 2>/dev/null || true
-		tc -n "$SRV" -s qdisc show dev s0 > "$OUT/pcap/$p-$t.tc.txt"
+		{
+			printf '{"show":'; "$CTL" -n "$SRV" -j show
+			printf ',"stats":'; "$CTL" -n "$SRV" -j stats
+			printf '}\n'
+		} > "$OUT/srff/$p-$t.json"
+		tc -n "$SRV" -s qdisc show dev s0 > "$OUT/srff/$p-$t.tc.txt"
 		policy_off
 		[ $ok = 1 ] || { say "trial $t $p: a download failed or timed out"; exit 1; }
 		say "  done in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"

@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# experiments/report.sh [RUN_DIR...]: regenerate the reports of open-loop
-# results folders from their committed tables (requests.csv.gz,
-# bulk.csv.gz, loads.json, queues.csv.gz, meta.json), with no VM and no raw
-# logs: RUN_DIR/tables.md, queues.md, summary.json, fct_cdf.png and
-# bulk_goodput.png, headline.md; then the include blocks of
-# docs/experiments.md (experiments/doc_tables.py). With no argument, every
-# experiments/results/open-*/.
+# experiments/report.sh [RUN_DIR...]: regenerate the reports of results
+# folders from their committed tables, with no VM and no raw logs or
+# captures:
+#   open-*/  (requests.csv.gz, bulk.csv.gz, loads.json, queues.csv.gz,
+#            meta.json) -> tables.md, queues.md, summary.json, fct_cdf.png,
+#            bulk_goodput.png, headline.md
+#   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
+#            report.md, results.json, response_times.png, throughput.png
+# then the include blocks of docs/experiments.md (experiments/doc_tables.py).
+# With no argument, every experiments/results/open-*/ and ftp-*/ that has
+# its tables.
 # The bootstrap is seeded: the same data give the same tables, byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -gt 0 ] || set -- experiments/results/open-*/
-[ -d "$1" ] || { echo "report: no results folder (run experiments/openloop.sh)" >&2; exit 1; }
+if [ $# -eq 0 ]; then
+	for d in experiments/results/open-*/ experiments/results/ftp-*/; do
+		[ -e "$d/meta.json" ] && [ -e "$d/transfers.csv" -o -e "$d/requests.csv.gz" ] && set -- "$@" "$d"
+	done
+fi
+[ $# -gt 0 ] && [ -d "$1" ] || { echo "report: no results folder (run experiments/openloop.sh)" >&2; exit 1; }
 for run in "$@"; do
 	run=${run%/}
+	if [ -e "$run/transfers.csv" ]; then
+		echo "=== $run" >&2
+		/usr/bin/python3 experiments/analyze.py --tables "$run" >/dev/null
+		continue
+	fi
 	rtt=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.json")
 	echo "=== $run (idle RTT ${rtt}s)" >&2

@@ -46,7 +46,8 @@ def transfer(w, start, cport, pport, size, rate_bps, isn=1000, chunk=1448, synac
 def run(tmp_path):
     files = {"F3": 300000, "F2": 120000, "F1": 20000}
     params = {"files": files, "rate_bps": 8e6, "rate": "8mbit", "trials": 2,
-              "policies": ["unmarked", "srff-default"], "kernel": "test"}
+              "policies": ["alone", "unmarked", "srff-default"], "kernel": "test",
+              "fetch": {"alone": ["F1"]}}
     (tmp_path / "pcap").mkdir()
     (tmp_path / "params.json").write_text(json.dumps(params))
     expect = {}
@@ -65,6 +66,11 @@ def run(tmp_path):
                 l1 = transfer(w, 4.0, 41002, 30003, files["F1"], f1_rate, chunk=5000,
                               snaplen=96)
             expect[(policy, trial)] = {"F3": l3, "F2": l2 - 2.0, "F1": l1 - 4.0}
+    # F1 alone on the idle link, at 8 Mbit/s: the policy fetches F1 only.
+    for trial in (1, 2):
+        with open(tmp_path / "pcap" / ("alone-%d.pcap" % trial), "wb") as fh:
+            w = dpkt.pcap.Writer(fh)
+            expect[("alone", trial)] = {"F1": transfer(w, 1.0, 41002, 30003, files["F1"], 8e6) - 1.0}
     return tmp_path, expect
 
 
@@ -82,8 +88,7 @@ def test_response_times_from_capture(run):
 
 def test_report_and_plots(run, capsys):
     path, expect = run
-    sys.argv = ["analyze.py", str(path)]
-    analyze.main()
+    analyze.main([str(path)])
     out = capsys.readouterr().out
     assert "| srff-default | F1 (0.0 MB)" in out
     # F1 at 4 Mbit/s instead of 1 Mbit/s: the improvement over unmarked.
@@ -91,9 +96,47 @@ def test_report_and_plots(run, capsys):
     row = [l for l in out.splitlines() if l.startswith("| srff-default | F1")][0]
     assert "%+.0f %%" % ((base - srff) / base * 100) in row
     assert (base - srff) / base > 0.7
-    for name in ("report.md", "results.json", "response_times.png", "throughput.png"):
+    # F1's mean against F1 alone (8 Mbit/s, not 1 Mbit/s): the ratio of means.
+    alone = sum(expect[("alone", t)]["F1"] for t in (1, 2)) / 2
+    mean = sum(expect[("unmarked", t)]["F1"] for t in (1, 2)) / 2
+    urow = [l for l in out.splitlines() if l.startswith("| unmarked | F1")][0]
+    assert urow.split("|")[7].strip() == "%.2f" % (mean / alone)
+    assert mean / alone > 4
+    # alone has an F1 row only, and no change against unmarked.
+    arows = [l for l in out.splitlines() if l.startswith("| alone |")]
+    assert len(arows) == 1 and "F1" in arows[0] and arows[0].split("|")[6].strip() == ""
+    for name in ("report.md", "table.md", "results.json", "response_times.png",
+                 "throughput.png", "transfers.csv", "series.csv.gz"):
         assert (path / name).stat().st_size > 0
     assert json.loads((path / "results.json").read_text())["response_s"]["unmarked"]["F3"]
+
+
+def test_tables_regenerate_the_report_without_captures(run, capsys):
+    """What is committed (transfers.csv, series.csv.gz, params.json) makes
+    the same table and results again, with the captures gone."""
+    path, _ = run
+    analyze.main([str(path)])
+    first = capsys.readouterr().out
+    saved = {n: (path / n).read_bytes() for n in ("table.md", "results.json", "report.md")}
+    for f in (path / "pcap").iterdir():
+        f.unlink()
+    (path / "pcap").rmdir()
+    analyze.main(["--tables", str(path)])
+    assert capsys.readouterr().out == first
+    for n, b in saved.items():
+        assert (path / n).read_bytes() == b, n
+    # The throughput series kept every byte of trial 1's F1.
+    import gzip
+    with gzip.open(path / "series.csv.gz", "rt") as f:
+        rows = [l.split(",") for l in f.read().splitlines()[1:]]
+    assert sum(int(r[3]) for r in rows if r[0] == "unmarked" and r[1] == "F1") == 20000
+
+
+def test_alone_needs_only_its_file(run):
+    path, _ = run
+    params, _, results, _ = analyze.analyze(str(path))
+    assert set(results["alone"]) == {"F1"}
+    assert set(results["unmarked"]) == {"F1", "F2", "F3"}
 
 
 def test_incomplete_transfer_is_an_error(run):

@@ -2,26 +2,51 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # experiment_smoke.sh: the FTP experiment end to end at 1/20 scale, one
-# trial per policy: vsftpd serves, curl fetches, tcpdump captures, and
-# experiments/analyze.py finds every file's response time for every policy.
+# trial per policy, after a short warm-up: vsftpd serves, curl fetches,
+# tcpdump captures, and experiments/analyze.py finds every file's response
+# time for every policy, then makes the same report again from the tables
+# it commits, without the captures.
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp -d)
-run "$TOP/experiments/ftp-guest.sh" "$out" 1 0.05 || fail "ftp-guest.sh"
+FTP_WARMUP=15 run "$TOP/experiments/ftp-guest.sh" "$out" 1 0.05 || fail "ftp-guest.sh"
 run $PY "$TOP/experiments/analyze.py" "$out" || fail "analyze.py"
 r=$out/results.json
-for p in unmarked fq_codel srff-orig srff-default; do
+for p in unmarked fq_codel srff-orig srff srff-8; do
 	for f in F1 F2 F3; do
 		t=$(jq ".response_s[\"$p\"][\"$f\"][0]" "$r")
 		check "$p $f: response time $t s" awk -v t="$t" 'BEGIN { exit !(t > 0 && t < 120) }'
 	done
 done
-n=$(jq '.response_s["srff-default"]["F1"][0]' "$r")
-check "srff's stats were recorded with the captures" test -s "$out/pcap/srff-default-1.srff.json"
-check "srff moved F1 bytes into band 0" \
-	test "$(jq '.bands[0].bytes' "$out/pcap/srff-default-1.srff.json")" -gt 0
-for png in response_times throughput; do
-	check "$png.png written" test -s "$out/$png.png"
+t=$(jq '.response_s.alone.F1[0]' "$r")
+check "alone F1: response time $t s" awk -v t="$t" 'BEGIN { exit !(t > 0 && t < 120) }'
+check "alone fetched F1 only" test "$(jq -c '.response_s.alone | keys' "$r")" = '["F1"]'
+
+# The warm-up's downloads ended as flows srff learnt from.
+check "the warm-up's flows reached srff's histogram" \
+	test "$(jq '.auto_flows' "$out/warmup.srff.json")" -gt 20
+
+# What srff did under each policy (srff/POLICY-1.json: show, stats).
+j() { jq -c "$2" "$out/srff/$1-1.json"; }
+check "unmarked: srff's priorities all 0" test "$(j unmarked .show.priorities)" = "[0,0,0]"
+check "srff-orig: the 2003 thresholds, set by hand" \
+	test "$(j srff-orig '[.show.thresholds, .show.auto_thresholds]')" = "[[5000000,30000000],false]"
+check "srff: the defaults, learnt, 3 bands" \
+	test "$(j srff '[(.show.thresholds | length), .show.auto_thresholds]')" = "[2,true]"
+check "srff moved F1 bytes into band 0" test "$(j srff '.stats.bands[0].bytes')" -gt 0
+check "srff-8: learnt thresholds for 8 bands" \
+	test "$(j srff-8 '[(.show.thresholds | length), .show.priorities]')" = "[7,[0,1,2,3,4,5,6,7]]"
+check "srff-8 used its lower bands" test "$(j srff-8 '.stats.bands[3].bytes')" -gt 0
+
+for f in png:response_times png:throughput md:table md:report csv:transfers csv.gz:series json:meta; do
+	check "${f#*:}.${f%%:*} written" test -s "$out/${f#*:}.${f%%:*}"
 done
+check "meta.json records the module's hash" test "$(jq -r '.srff_ko.sha256 | length' "$out/meta.json")" = 64
+
+# The committed tables alone make the same table again.
+cp "$out/table.md" "$out/table.first"
+rm -rf "$out/pcap"
+run $PY "$TOP/experiments/analyze.py" --tables "$out" >/dev/null || fail "analyze.py --tables"
+check "the report made from the tables is the same" cmp "$out/table.first" "$out/table.md"
 rm -rf "$out"
 exit $ksft_pass
