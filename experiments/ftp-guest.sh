@@ -19,7 +19,7 @@
 # and stays loaded; first comes a warm-up (FTP_WARMUP seconds at most) of
 # FTP downloads from another size mix (FTP_WARMUP_DIST, web search scaled
 # down by default: 64 files at its quantiles, fetched in a seeded random
-# order by 4 clients), until srff has learnt its thresholds from it. Under
+# order by 8 clients), until srff has learnt its thresholds from it. Under
 # the policies that are not srff's, its priorities are all 0, what an
 # unmarked socket has. The three files then meet thresholds that no one
 # chose for them.
@@ -49,7 +49,7 @@ SCALE=${3:-1}
 RATE=${FTP_RATE:-50mbit}
 POLICIES=${FTP_POLICIES:-"alone unmarked fq_codel srff-orig srff srff-8"}
 TIMEOUT=${FTP_TIMEOUT:-300}
-WARMUP=${FTP_WARMUP:-240}
+WARMUP=${FTP_WARMUP:-150}
 WARM_DIST=${FTP_WARMUP_DIST:-websearch}
 WARM_SCALE=${FTP_WARMUP_SCALE:-0.0625}
 SEED=${FTP_SEED:-1}
@@ -191,7 +191,7 @@ fetch() {	# fetch FILE: one download, its own data connection
 }
 
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
-# thresholds changed). Client K of 4 fetches every 4th file of the seeded
+# thresholds changed). Client K of 8 fetches every 8th file of the seeded
 # order, 25 files per curl (one control connection, a data connection each).
 learnt() {
 	"$CTL" -n "$SRV" -j stats | python3 -c 'import json, sys
@@ -206,13 +206,13 @@ warm_client() {
 			ip netns exec "$CLI" curl -s "${args[@]}" >/dev/null 2>&1 || true
 			args=()
 		fi
-	done < <(awk -v k="$k" 'NR % 4 == k' "$work/warmup.order")
+	done < <(awk -v k="$k" 'NR % 8 == k' "$work/warmup.order")
 }
 if [ "$WARMUP" -gt 0 ]; then
 	say "warm-up: up to ${WARMUP}s of $WARM_DIST-sized downloads (x$WARM_SCALE), until srff has learnt"
 	ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
 	t0=$(date +%s)
-	for k in 0 1 2 3; do warm_client $k & WARM_PIDS="$WARM_PIDS $!"; done
+	for k in 0 1 2 3 4 5 6 7; do warm_client $k & WARM_PIDS="$WARM_PIDS $!"; done
 	while [ $(( $(date +%s) - t0 )) -lt "$WARMUP" ] && ! learnt; do
 		alive=0
 		for w in $WARM_PIDS; do kill -0 "$w" 2>/dev/null && alive=1; done
