@@ -34,8 +34,8 @@
 #                 30 000 000 bytes) over the 2003 setup (prio, pfifo leaves)
 #   srff          srff's defaults (learnt thresholds, 3 bands) over the
 #                 recommended setup, prio with fq_codel leaves (shaped-prio-fq)
-#   srff-8        learnt thresholds for 8 bands (priorities 0..7), over
-#                 shaped-prio-fq with 8 bands
+#   srff-8        learnt thresholds for 8 bands, over shaped-prio-fq with 8
+#                 bands, steered by class id (10:1..10:8)
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
 # bottleneck), warmup.srff.json (stats after the warm-up), params.json,
@@ -135,7 +135,7 @@ DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 # srff_set KEY VALUE...: one srffctl set in the server's namespace.
 srff_set() { "$CTL" -n "$SRV" set "$@" >/dev/null; }
 # Neutral: every band's priority 0; the thresholds go on learning.
-srff_neutral() { srff_set priorities 0,0,0 thresholds auto; }
+srff_neutral() { srff_set classid none priorities 0,0,0 thresholds auto; }
 srff_neutral
 
 policy_on() {
@@ -149,8 +149,12 @@ policy_on() {
 		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" >/dev/null
 		srff_set priorities "$DEFAULT_PRIOS" thresholds auto ;;
 	srff-8)
+		# More than 3 bands of prio are steered by class id (10:1 to
+		# 10:8): its priomap is pfifo_fast's, for 6/0/2. Seven
+		# thresholds, then learnt (auto keeps their number).
 		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
-		srff_set priorities 0,1,2,3,4,5,6,7 thresholds auto ;;
+		srff_set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
+		srff_set thresholds auto ;;
 	esac
 }
 

@@ -28,15 +28,20 @@ check "the warm-up's flows reached srff's histogram" \
 
 # What srff did under each policy (srff/POLICY-1.json: show, stats).
 j() { jq -c "$2" "$out/srff/$1-1.json"; }
-check "unmarked: srff's priorities all 0" test "$(j unmarked .show.priorities)" = "[0,0,0]"
+check "unmarked: srff's priorities all 0, no class ids" \
+	test "$(j unmarked '[.show.priorities, .show.classid]')" = "[[0,0,0],null]"
 check "srff-orig: the 2003 thresholds, set by hand" \
 	test "$(j srff-orig '[.show.thresholds, .show.auto_thresholds]')" = "[[5000000,30000000],false]"
 check "srff: the defaults, learnt, 3 bands" \
 	test "$(j srff '[(.show.thresholds | length), .show.auto_thresholds]')" = "[2,true]"
 check "srff moved F1 bytes into band 0" test "$(j srff '.stats.bands[0].bytes')" -gt 0
-check "srff-8: learnt thresholds for 8 bands" \
-	test "$(j srff-8 '[(.show.thresholds | length), .show.priorities]')" = "[7,[0,1,2,3,4,5,6,7]]"
-check "srff-8 used its lower bands" test "$(j srff-8 '.stats.bands[3].bytes')" -gt 0
+check "srff-8: learnt thresholds for 8 bands, steered by class id" \
+	test "$(j srff-8 '[(.show.thresholds | length), .show.auto_thresholds, .show.classid]')" = '[7,true,"10:"]'
+# prio's band N+1 (10:N+1) got srff's band N: band 3 (1-8 MB, F3 and F2)
+# and none of it went to band 0's qdisc (the priomap would send priority 6
+# there: the class ids must be what steers).
+b3=$(grep -A1 'parent 10:4 ' "$out/srff/srff-8-1.tc.txt" | sed -n 's/^ Sent \([0-9]*\) bytes.*/\1/p')
+check "srff-8: prio's band 10:4 carried srff's band 3 ($b3 bytes)" test "${b3:-0}" -gt 100000
 
 for f in png:response_times png:throughput md:table md:report csv:transfers csv.gz:series json:meta; do
 	check "${f#*:}.${f%%:*} written" test -s "$out/${f#*:}.${f%%:*}"
