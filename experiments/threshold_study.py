@@ -399,7 +399,10 @@ def main():
                   geo={str(k): v for k, v in GEO.items()}, rules=RULES, nbands=NBANDS,
                   mtu_bands=MTU_BANDS, commit=git_commit(),
                   runtime_s=round(time.time() - t0))
-    params["dists"] = {k: v.replace(HERE + "/", "experiments/") for k, v in DISTS.items()}
+    # The committed tables the CDFs came from, not the generated copies.
+    top = os.path.dirname(HERE)
+    params["dists"] = {k: "cdf:" + os.path.relpath(sizes.load(k).source, top)
+                       if v.startswith("cdf:") else v for k, v in DISTS.items()}
     with open(os.path.join(args.out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
         f.write("\n")
