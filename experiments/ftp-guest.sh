@@ -20,9 +20,9 @@
 # FTP downloads from another size mix (FTP_WARMUP_DIST, web search scaled
 # down by default: 64 files at its quantiles, fetched in a seeded random
 # order by 8 clients), until srff has learnt its thresholds from it. Under
-# the policies that are not srff's, its priorities are all 0, what an
-# unmarked socket has. The three files then meet thresholds that no one
-# chose for them.
+# the policies that are not srff's, srff keeps the priorities the sockets
+# set and gives the others 0, as if it were not loaded. The three files
+# then meet thresholds that no one chose for them.
 #
 # Policies (FTP_POLICIES):
 #   alone         F1 alone on the idle link (shaped prio): the ideal F1 is
@@ -134,8 +134,12 @@ DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
 # srff_set KEY VALUE...: one srffctl set in the server's namespace.
 srff_set() { "$CTL" -n "$SRV" set "$@" >/dev/null; }
-# Neutral: every band's priority 0; the thresholds go on learning.
-srff_neutral() { srff_set classid none priorities 0,0,0 thresholds auto; }
+# Neutral: srff keeps the priorities the sockets set (vsftpd's TOS: 6 on
+# the control connection, 2 on data) and gives the others 0, as if it
+# were not loaded; the thresholds go on learning. (With its default,
+# override, the control connection's replies would queue behind the data
+# in one band.) srff's own policies override, its default.
+srff_neutral() { srff_set classid none priorities 0,0,0 thresholds auto app-priority keep; }
 srff_neutral
 
 policy_on() {
@@ -144,16 +148,16 @@ policy_on() {
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
 	srff-orig)
 		ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		srff_set thresholds 5000000,30000000 priorities "$DEFAULT_PRIOS" ;;
+		srff_set thresholds 5000000,30000000 priorities "$DEFAULT_PRIOS" app-priority override ;;
 	srff)
 		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" >/dev/null
-		srff_set priorities "$DEFAULT_PRIOS" thresholds auto ;;
+		srff_set priorities "$DEFAULT_PRIOS" thresholds auto app-priority override ;;
 	srff-8)
 		# More than 3 bands of prio are steered by class id (10:1 to
 		# 10:8): its priomap is pfifo_fast's, for 6/0/2. Seven
 		# thresholds, then learnt (auto keeps their number).
 		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
-		srff_set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
+		srff_set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: app-priority override
 		srff_set thresholds auto ;;
 	esac
 }

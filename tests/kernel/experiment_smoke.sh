@@ -28,8 +28,10 @@ check "the warm-up's flows reached srff's histogram" \
 
 # What srff did under each policy (srff/POLICY-1.json: show, stats).
 j() { jq -c "$2" "$out/srff/$1-1.json"; }
-check "unmarked: srff's priorities all 0, no class ids" \
-	test "$(j unmarked '[.show.priorities, .show.classid]')" = "[[0,0,0],null]"
+check "unmarked: srff neutral (priorities 0, no class ids, sockets' own kept)" \
+	test "$(j unmarked '[.show.priorities, .show.classid, .show.app_priority]')" = '[[0,0,0],null,"keep"]'
+check "srff: overrides the sockets' priorities, its default" \
+	test "$(j srff .show.app_priority)" = '"override"'
 check "srff-orig: the 2003 thresholds, set by hand" \
 	test "$(j srff-orig '[.show.thresholds, .show.auto_thresholds]')" = "[[5000000,30000000],false]"
 check "srff: the defaults, learnt, 3 bands" \
