@@ -137,6 +137,14 @@ def analyze(run):
 BIN = 0.5	# seconds per throughput sample
 
 
+def bin_bytes(samples):
+    """[(t, bytes)] -> {bin: bytes} per BIN seconds."""
+    bins = {}
+    for t, n in samples:
+        bins[int(t / BIN)] = bins.get(int(t / BIN), 0) + n
+    return bins
+
+
 def write_tables(run, results, series):
     with open(os.path.join(run, "transfers.csv"), "w") as f:
         f.write("policy,trial,file,seconds\n")
@@ -147,9 +155,7 @@ def write_tables(run, results, series):
     rows = []
     for p in sorted(series):
         for name in sorted(series[p]):
-            bins = {}
-            for t, n in series[p][name]:
-                bins[int(t / BIN)] = bins.get(int(t / BIN), 0) + n
+            bins = bin_bytes(series[p][name])
             rows += ["%s,%s,%d,%d\n" % (p, name, b, bins[b]) for b in sorted(bins)]
     with open(os.path.join(run, "series.csv.gz"), "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as g:
@@ -239,9 +245,7 @@ def plots(run, params, oracle, results, series):
             s = series.get(p, {}).get(f, [])
             if not s:
                 continue
-            bins = {}
-            for t, n in s:
-                bins[int(t / BIN)] = bins.get(int(t / BIN), 0) + n
+            bins = bin_bytes(s)
             xs = sorted(bins)
             ax.plot([x * BIN for x in xs], [bins[x] * 8 / BIN / 1e6 for x in xs], label=f)
         ax.set_ylabel("Mbit/s")
