@@ -153,14 +153,21 @@ rc=0
 for k in "$@"; do
 	log=$top/tests/out/systemd-boot-$k.log	# the guest's console and the checks
 	[ -f "/boot/vmlinuz-$k" ] || { echo "not ok - $k: no /boot/vmlinuz-$k"; rc=1; continue; }
-	echo "# booting $k with systemd as init (1-3 min under emulation)"
-	start=$SECONDS
-	PATH=$venv/bin:$PATH timeout $((480 * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
-		--root "$root" "${accel[@]}" --systemd --verbose --memory 2G --cpus "${SRFF_VM_CPUS:-2}" --network user \
-		--rwdir "$top=$top" --cwd "$root$top" \
-		--exec "SRFF_TIMEOUT_SCALE=$scale tests/systemd-boot.sh --guest" \
-		< /dev/null > "$log" 2>&1
-	vrc=$?
+	for attempt in 1 2; do
+		echo "# booting $k with systemd as init (1-3 min under emulation)"
+		start=$SECONDS
+		PATH=$venv/bin:$PATH timeout $((480 * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
+			--root "$root" "${accel[@]}" --systemd --verbose --memory 2G --cpus "${SRFF_VM_CPUS:-2}" --network user \
+			--rwdir "$top=$top" --cwd "$root$top" \
+			--exec "SRFF_TIMEOUT_SCALE=$scale tests/systemd-boot.sh --guest" \
+			< /dev/null > "$log" 2>&1
+		vrc=$?
+		[ "$attempt" = 1 ] && ! grep -q '^ok - ' "$log" && "$top/scripts/boot-panic" "$log" || break
+		echo "# $k panicked in a boot that never loaded srff (scripts/boot-panic); its last words:"
+		grep -aE '^\[ *[0-9.]+\]' "$log" | tail -n 12 | cut -c1-160 | sed 's/^/#   /'
+		echo "# booting $k once more"
+		cp "$log" "$log.panic"
+	done
 	grep -E '^(ok|not ok|#)' "$log"
 	echo "# $k: guest exit $vrc after $((SECONDS - start)) s"
 	if ! grep -q '^ok - ' "$log"; then
