@@ -193,6 +193,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" >/dev/null
 
 . "$TOP/experiments/capture.sh"
+. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"
@@ -201,11 +202,6 @@ fetch() {	# fetch FILE: one download, its own data connection
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
 # thresholds changed). Client K of 8 fetches every 8th file of the seeded
 # order, 25 files per curl (one control connection, a data connection each).
-learnt() {
-	"$CTL" -n "$SRV" -j stats | python3 -c 'import json, sys
-s = json.load(sys.stdin); sys.exit(not (s["auto_changes"] > 0 or s["auto_flows"] >= int(sys.argv[1])))' \
-		"$(cat /sys/module/srff/parameters/auto_min_flows)"
-}
 warm_client() {
 	local k=$1 f args=()
 	while read -r f; do
@@ -221,7 +217,7 @@ if [ "$WARMUP" -gt 0 ]; then
 	ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
 	t0=$(date +%s)
 	for k in 0 1 2 3 4 5 6 7; do warm_client $k & WARM_PIDS="$WARM_PIDS $!"; done
-	while [ $(( $(date +%s) - t0 )) -lt "$WARMUP" ] && ! learnt; do
+	while [ $(( $(date +%s) - t0 )) -lt "$WARMUP" ] && ! srff_learnt "$CTL" "$SRV"; do
 		alive=0
 		for w in $WARM_PIDS; do kill -0 "$w" 2>/dev/null && alive=1; done
 		[ $alive = 1 ] || break
@@ -235,16 +231,12 @@ if [ "$WARMUP" -gt 0 ]; then
 	wait $WARM_PIDS 2>/dev/null || true
 	WARM_PIDS=
 	ip netns exec "$SRV" "$Q" revert s0 >/dev/null
-	learnt || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
+	srff_learnt "$CTL" "$SRV" || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
 	"$CTL" -n "$SRV" -j stats > "$OUT/warmup.srff.json"
 	say "  after ${warm_s}s: $(python3 -c 'import json, sys
 s = json.load(open(sys.argv[1])); print("%d flows learnt from, %d threshold changes" % (s["auto_flows"], s["auto_changes"]))' "$OUT/warmup.srff.json")"
 	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
 fi
-
-# rotate K WORDS...: the words, starting with the (K mod N)-th.
-rotate() { local k=$1; shift; local n=$#; local i; for ((i = 0; i < n; i++)); do
-	local j=$(( (i + k) % n + 1 )); printf '%s ' "${!j}"; done; }
 
 read -ra plist <<<"$POLICIES"
 total=$(( TRIALS * ${#plist[@]} )) n=0

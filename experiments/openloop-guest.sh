@@ -93,6 +93,7 @@ downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-prio-fq"} ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
+. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { echo "[web] $*" >&2; }
@@ -297,11 +298,6 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
 # thresholds changed); the warm-up's requests are not kept.
-learnt() {
-	"$CTL" -n "$SRV" -j stats | python3 -c 'import json, sys
-s = json.load(sys.stdin); sys.exit(not (s["auto_changes"] > 0 or s["auto_flows"] >= int(sys.argv[1])))' \
-		"$(cat /sys/module/srff/parameters/auto_min_flows)"
-}
 if [ "$WARMUP" -gt 0 ]; then
 	read -ra l <<<"$LOADS"
 	mid=${l[$(( (${#l[@]} - 1) / 2 ))]}
@@ -310,17 +306,13 @@ if [ "$WARMUP" -gt 0 ]; then
 	client "$mid" $((SEED * 1000)) "$work/warmup.jsonl" "$WARMUP" --bulk 0 --drain 5 \
 		>/dev/null 2>&1 &
 	wpid=$!
-	while kill -0 "$wpid" 2>/dev/null && ! learnt; do sleep 1; done
+	while kill -0 "$wpid" 2>/dev/null && ! srff_learnt "$CTL" "$SRV"; do sleep 1; done
 	kill "$wpid" 2>/dev/null || true
 	wait "$wpid" 2>/dev/null || true
 	policy_off
-	learnt || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
+	srff_learnt "$CTL" "$SRV" || say "  srff has not learnt in ${WARMUP}s: its initial thresholds stay"
 	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
 fi
-
-# rotate K WORDS...: the words, starting with the (K mod N)-th.
-rotate() { local k=$1; shift; local n=$#; local i; for ((i = 0; i < n; i++)); do
-	local j=$(( (i + k) % n + 1 )); printf '%s ' "${!j}"; done; }
 
 total=$(( ROUNDS * $(wc -w <<<"$LOADS") * $(wc -w <<<"$POLICIES") ))
 n=0 k=0

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# experiments/guest-lib.sh: what the experiments' guest scripts share
+# (sourced by ftp-guest.sh and openloop-guest.sh; experiments/test_guest_lib.py
+# runs it natively).
+#
+#   rotate K WORD...     the words starting from the K-th (0-based, modulo
+#                        their number), wrapping round: the order policies
+#                        run in, moved on by one every trial or round so that
+#                        drift of the shared host hits them all alike
+#   srff_learnt CTL NS   true once srff in namespace NS has learnt its
+#                        thresholds: it changed them at least once, or it
+#                        has seen auto_min_flows finished flows (a warm-up's
+#                        stop condition); SRFF_PARAMS is where the module's
+#                        parameters are (/sys/module/srff/parameters)
+
+rotate() {
+	local k=$1; shift
+	local n=$# i j
+	for ((i = 0; i < n; i++)); do
+		j=$(( (i + k) % n + 1 ))
+		printf '%s ' "${!j}"
+	done
+}
+
+srff_learnt() {
+	local min
+	min=$(cat "${SRFF_PARAMS:-/sys/module/srff/parameters}/auto_min_flows") || return
+	"$1" -n "$2" -j stats | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+sys.exit(not (s["auto_changes"] > 0 or s["auto_flows"] >= int(sys.argv[1])))' "$min"
+}

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+"""experiments/guest-lib.sh, sourced by bash as the guest scripts do, with a
+stand-in for srffctl."""
+import json
+import os
+import subprocess
+
+import pytest
+
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest-lib.sh")
+
+
+def bash(script, env=None):
+    return subprocess.run(["bash", "-c", '. "$LIB"; ' + script],
+                          env=dict(os.environ, LIB=LIB, **(env or {})),
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("k,want", [
+    (0, "a b c d"), (1, "b c d a"), (3, "d a b c"), (4, "a b c d"), (6, "c d a b"),
+])
+def test_rotate(k, want):
+    r = bash(f"rotate {k} a b c d")
+    assert r.returncode == 0 and r.stdout.split() == want.split()
+
+
+def test_rotate_every_policy_in_every_position():
+    """Over N trials each of N policies runs once in each position."""
+    pol = "alone unmarked fq_codel srff-orig srff srff-8".split()
+    orders = [bash(f"rotate {k} " + " ".join(pol)).stdout.split() for k in range(len(pol))]
+    for pos in range(len(pol)):
+        assert sorted(o[pos] for o in orders) == sorted(pol)
+
+
+def test_rotate_words_with_odd_characters():
+    r = bash("rotate 1 'srff@0.6' '*' x")
+    assert r.stdout.split() == ["*", "x", "srff@0.6"]
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """A srffctl that prints the stats in $STATS, and a parameters dir."""
+    ctl = tmp_path / "srffctl"
+    ctl.write_text('#!/bin/sh\n[ "$1 $2 $3 $4" = "-n SRV -j stats" ] || exit 9\ncat "$STATS"\n')
+    ctl.chmod(0o755)
+    params = tmp_path / "params"
+    params.mkdir()
+    (params / "auto_min_flows").write_text("1000\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("flows,changes,learnt", [
+    (0, 0, False), (999, 0, False), (1000, 0, True), (12, 1, True), (5000, 3, True),
+])
+def test_srff_learnt(fake, flows, changes, learnt):
+    (fake / "stats.json").write_text(json.dumps({"auto_flows": flows, "auto_changes": changes}))
+    r = bash(f'srff_learnt "{fake}/srffctl" SRV',
+             {"STATS": str(fake / "stats.json"), "SRFF_PARAMS": str(fake / "params")})
+    assert (r.returncode == 0) is learnt, r.stderr
+
+
+def test_srff_learnt_no_module(fake):
+    """No module parameters (srff not loaded): not learnt, and said why."""
+    (fake / "stats.json").write_text(json.dumps({"auto_flows": 5000, "auto_changes": 3}))
+    r = bash(f'srff_learnt "{fake}/srffctl" SRV',
+             {"STATS": str(fake / "stats.json"), "SRFF_PARAMS": str(fake / "nowhere")})
+    assert r.returncode != 0 and "auto_min_flows" in r.stderr
+
+
+def test_srff_learnt_srffctl_fails(fake):
+    (fake / "srffctl").write_text("#!/bin/sh\necho 'srffctl: no generic netlink family srff' >&2\nexit 1\n")
+    r = bash(f'srff_learnt "{fake}/srffctl" SRV', {"SRFF_PARAMS": str(fake / "params")})
+    assert r.returncode != 0
