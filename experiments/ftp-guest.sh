@@ -57,7 +57,7 @@ Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
-say() { echo "[ftp] $*" >&2; }
+say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
 
 for p in $POLICIES; do
 	case $p in

@@ -96,7 +96,7 @@ CTL=$TOP/srffctl/srffctl
 . "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
-say() { echo "[web] $*" >&2; }
+say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
 
 work=$(mktemp -d /tmp/srff-open.XXXXXX)
 SRV=osrv-$$ RTR=ortr-$$ CLI=ocli-$$
