@@ -188,3 +188,17 @@ def test_geo_kernel_version_is_the_rule():
             flows[rng.randint(0, 70)] += rng.randint(1, 1000)
         nbytes = [f * T.low(b) for b, f in enumerate(flows)]
         assert T.thresholds("geo", (flows, nbytes), 0.8, 4, 16384, 1) == geo_kernel(flows)
+
+
+def test_eight_bands():
+    """8 bands: geo goes on x8 from p60 (srff_nf/auto.h for 4+ bands, the
+    FTP experiment's 16K..4G); quant takes its 7 quantiles; the searched
+    rules stop at 4 bands."""
+    flows, nbytes = uniform()
+    t = T.thresholds("geo", (flows, nbytes), 0.8, 8, 16384, 1)
+    assert t == [16384 << (3 * i) for i in range(7)]
+    q = T.thresholds("quant", (flows, nbytes), 0.8, 8, 0, 1)
+    assert len(q) == 7 and q == sorted(set(q))
+    pairs = T.rule_bands()
+    assert ("geo", 8) in pairs and ("bytes", 8) in pairs and ("quant", 8) in pairs
+    assert ("pias", 8) not in pairs and ("pias-sd", 8) not in pairs and ("pias", 4) in pairs

@@ -16,13 +16,18 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
           sum over flows of min(size, t_i) - min(size, t_(i-1))
   homa    Homa's homa_prio: equal bytes by flow size (a flow's bytes count
           where its size falls)
-  quant   flow-count quantiles: N=2 p90; N=3 p50,p90; N=4 p50,p90,p99
+  quant   flow-count quantiles: N=2 p90; N=3 p50,p90; N=4 p50,p90,p99;
+          N=8 p50,p75,p90,p95,p99,p99.5,p99.9
   pias    PIAS-style: exhaustive search over bucket bounds minimising the
-          M/G/1 multi-level model's mean FCT at the workload's load
+          M/G/1 multi-level model's mean FCT at the workload's load (up to 4
+          bands: 8 would be ~10^9 candidate sets)
   pias-sd the same search minimising the model's mean slowdown
   geo     the simple rule: t1 = max(floor, flow-count quantile q), then
           each threshold r times the previous one; (q, r) = GEO[N]: p60 and 8
-          for 4 bands, p50 and 32 for 3 (chosen on a grid, see docs)
+          for 4 bands and more, p50 and 32 for 3 (chosen on a grid, see docs),
+          as srff_nf/auto.h computes them for any number of bands
+Bands: 2, 3 (pfifo_fast), 4, and 8 (the FTP experiment's srff-8: prio with 8
+bands, class-id steering).
 Constraints: a floor (t1 >= floor) and a minimum ratio t(i+1) >= r * t(i),
 imposed on every rule (searched rules search within them).
 """
@@ -82,10 +87,18 @@ WORKLOADS = [(d, l) for d in DISTS for l in LOADS]
 
 FLOORS = (0, 16384)
 RATIOS = (1, 8)
-NBANDS = (2, 3, 4)
+NBANDS = (2, 3, 4, 8)
 RULES = ("bytes", "homa", "quant", "pias", "pias-sd", "geo")
-QUANT = {2: (0.9,), 3: (0.5, 0.9), 4: (0.5, 0.9, 0.99)}
-GEO = {2: (0.6, 8), 3: (0.5, 32), 4: (0.6, 8)}   # bands: (quantile, ratio)
+SEARCHED, MAX_SEARCH_BANDS = ("pias", "pias-sd"), 4
+QUANT = {2: (0.9,), 3: (0.5, 0.9), 4: (0.5, 0.9, 0.99),
+         8: (0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999)}
+GEO = {2: (0.6, 8), 3: (0.5, 32), 4: (0.6, 8), 8: (0.6, 8)}   # bands: (quantile, ratio)
+
+
+def rule_bands():
+    """(rule, bands) pairs the study computes."""
+    return [(r, n) for r, n in itertools.product(RULES, NBANDS)
+            if r not in SEARCHED or n <= MAX_SEARCH_BANDS]
 LEAVES = ("fq", "fifo")
 DEFAULT_FLOOR, DEFAULT_RATIO = 16384, 1   # the constraint of the variants below
 MTU_BANDS = (3, 4)                        # bands simulated with 1500-byte packets
@@ -322,7 +335,7 @@ def main():
     # thresholds[(train workload, rule, n, floor, ratio)]
     thr = {}
     for (d, load) in WORKLOADS:
-        for rule, n, floor, ratio in itertools.product(RULES, NBANDS, FLOORS, RATIOS):
+        for (rule, n), floor, ratio in itertools.product(rule_bands(), FLOORS, RATIOS):
             thr[(d, load, rule, n, floor, ratio)] = thresholds(rule, hists[d], load, n, floor,
                                                                ratio)
     print(f"thresholds: {len(thr)} sets, {time.time() - t0:.0f} s", file=sys.stderr)
@@ -350,7 +363,7 @@ def main():
     for (d, load), (d2, l2) in itertools.product(WORKLOADS, WORKLOADS):
         if (d, load) == (d2, l2):
             continue
-        for rule, n in itertools.product(RULES, NBANDS):
+        for rule, n in rule_bands():
             t = thr[(d, load, rule, n, f0, r0)]
             configs.append(("cross", d, load, rule, n, f0, r0, d2, l2, "fq", "gso", t))
 

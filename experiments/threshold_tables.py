@@ -89,7 +89,7 @@ def render(rows, params):
     def summary(sel, label):
         body = []
         for rule in params["rules"]:
-            for n in (2, 3, 4):
+            for n in params["nbands"]:
                 rs = [r for r in sel if r["rule"] == rule and r["bands"] == n]
                 if not rs:
                     continue
@@ -116,7 +116,9 @@ def render(rows, params):
                "relative to the best on each workload, mean (worst) over the 6 workloads.\n")
     body = []
     for rule in params["rules"]:
-        for n in (3, 4):
+        for n in [b for b in params["nbands"] if b >= 3]:
+            if not any(r["rule"] == rule and r["bands"] == n for r in gso_fq):
+                continue    # a searched rule past its band limit
             cells = [rule, n]
             for fl in params["floors"]:
                 for ra in params["ratios"]:
@@ -141,7 +143,7 @@ def render(rows, params):
     insd = {(r["test"], r["test_load"], r["rule"], r["bands"]): r for r in gso_fq
             if r["floor"] == f0 and r["ratio"] == r0}
     for rule in params["rules"]:
-        for n in (2, 3, 4):
+        for n in params["nbands"]:
             rs = [r for r in cross if r["rule"] == rule and r["bands"] == n]
             if not rs:
                 continue
@@ -155,7 +157,7 @@ def render(rows, params):
     out.append(table(["rule", "bands"] + [h for _, h in RATIO] + ["worst vs best"], body))
 
     # 5. per-workload detail
-    for n in (3, 4):
+    for n in [b for b in params["nbands"] if b >= 3]:
         out.append(f"## Per workload, {n} bands (floor {f0 // 1024} KB, ratio {r0}, fq leaves, "
                    "GSO)\n")
         body = []
@@ -165,7 +167,9 @@ def render(rows, params):
                 body.append([f"{w[0]} {w[1]:g}", {"fq": "fq_codel"}.get(b, b), "-"] +
                             [f3(r[m]) for m, _ in SHOW])
             for rule in params["rules"]:
-                r = insd[w + (rule, n)]
+                r = insd.get(w + (rule, n))
+                if r is None:
+                    continue
                 body.append([f"{w[0]} {w[1]:g}", rule, kb(r["thr"])] +
                             [f3(r[m]) for m, _ in SHOW])
         out.append(table(["workload", "rule", "thresholds"] + [h for _, h in SHOW], body))
