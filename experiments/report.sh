@@ -9,7 +9,9 @@
 #            bulk_goodput.png, headline.md
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
-# then the include blocks of docs/experiments.md (experiments/doc_tables.py).
+#   thresholds/ (results.tsv, params.json) -> tables.md, summary.md
+# then the include blocks of docs/experiments.md and docs/thresholds.md
+# (experiments/doc_tables.py).
 # With no argument, every experiments/results/open-*/ and ftp-*/ that has
 # its tables.
 # The bootstrap is seeded: the same data give the same tables, byte for byte.
@@ -34,5 +36,9 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 	/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 done
+# The threshold study's tables, from its results.tsv (the simulation itself
+# is experiments/threshold_study.py, ~15 min).
+[ -e experiments/results/thresholds/results.tsv ] &&
+	/usr/bin/python3 experiments/threshold_tables.py experiments/results/thresholds
 # The docs show the tables the committed data give.
-/usr/bin/python3 experiments/doc_tables.py docs/experiments.md
+/usr/bin/python3 experiments/doc_tables.py docs/experiments.md docs/thresholds.md

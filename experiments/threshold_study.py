@@ -8,7 +8,8 @@ builds experiments/threshold_sim.c, computes thresholds by every rule from
 a training histogram of each workload (bucketed as srff_nf/sizes.h buckets),
 simulates them on one bottleneck link (threshold_sim.c's header has the
 model) and writes DIR/results.tsv (one row per configuration, mean over the
-seeds), DIR/thresholds.tsv, DIR/params.json and DIR/tables.md. Default DIR:
+seeds), DIR/thresholds.tsv, DIR/params.json, DIR/tables.md and DIR/summary.md
+(threshold_tables.py makes both again from the first three). Default DIR:
 experiments/results/thresholds. Deterministic: fixed seeds throughout.
 
 Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
@@ -419,9 +420,10 @@ def main():
     with open(os.path.join(args.out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
         f.write("\n")
+    # The tables from the committed files, as threshold_tables.py makes them
+    # again (results.tsv's 5 digits, not the floats in memory).
     import threshold_tables
-    with open(os.path.join(args.out, "tables.md"), "w") as f:
-        f.write(threshold_tables.render(rows, params))
+    threshold_tables.write(args.out, *threshold_tables.load_rows(args.out))
     os.unlink(exe)
     print(f"done: {time.time() - t0:.0f} s, {args.out}", file=sys.stderr)
 

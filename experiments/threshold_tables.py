@@ -2,6 +2,10 @@
 """The markdown tables of threshold_study.py, from its rows (or results.tsv):
 
     python3 experiments/threshold_tables.py [experiments/results/thresholds]
+
+writes DIR/tables.md (every table) and DIR/summary.md (the rules against
+each other, in-sample and cross-evaluated: what docs/thresholds.md
+includes) from DIR/results.tsv and DIR/params.json.
 """
 import csv
 import json
@@ -200,7 +204,24 @@ def render(rows, params):
     return "".join(out)
 
 
+SUMMARY = ("Rules in-sample", "Cross-evaluation")
+
+
+def render_summary(rows, params):
+    """render()'s sections SUMMARY, one heading level down."""
+    parts = render(rows, params).split("\n## ")
+    return "".join("### " + p.rstrip("\n") + "\n\n" for p in parts[1:]
+                   if p.startswith(SUMMARY)).rstrip("\n") + "\n"
+
+
+def write(d, rows, params):
+    with open(os.path.join(d, "tables.md"), "w") as f:
+        f.write(render(rows, params))
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write(render_summary(rows, params))
+
+
 if __name__ == "__main__":
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "results", "thresholds")
-    sys.stdout.write(render(*load_rows(d)))
+    write(d, *load_rows(d))
