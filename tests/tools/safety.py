@@ -32,10 +32,12 @@
   safety.py close-sink PORT SIZE
         TCP server: reads SIZE bytes from each client, then closes first
         (the server takes TIME_WAIT, the client's 4-tuple is free at once)
-  safety.py reuse-client HOST PORT LPORT SIZE [--first N --go FILE]
+  safety.py reuse-client HOST PORT LPORT SIZE [--first N --go FILE] [--hold FILE]
         connect from local port LPORT (SO_REUSEADDR), send SIZE bytes, wait
         for the server to close, close; with --first, send N bytes, print
-        "first", wait for FILE to exist, then send the rest
+        "first", wait for FILE to exist, then send the rest; with --hold,
+        print "sent" once all is sent and keep the socket open (no FIN:
+        srff's GC does not retire an open flow) until that FILE exists
   safety.py abort-server PORT SIZE COUNT DIR
         (root, nftables table ip srff_test with chain out in place) COUNT
         clients one after the other: SIZE bytes to each, then, once the
@@ -69,7 +71,10 @@ import sys
 import threading
 import time
 
-TIMEOUT = 60
+# Every socket's timeout, stretched as the shell side's waits are
+# (SRFF_TIMEOUT_SCALE; make test-debug sets 5): under the debug kernel a
+# client's 20 KB during a SYN flood once took longer than 60 s.
+TIMEOUT = 60 * max(1, int(os.environ.get("SRFF_TIMEOUT_SCALE") or 1))
 
 
 def udp_flood(a):
@@ -284,6 +289,9 @@ def reuse_client(a):
     # The server closes once it has everything: wait for its FIN.
     while s.recv(4096):
         pass
+    if a.hold:
+        print("sent", flush=True)
+        wait_file(a.hold)
     s.close()
 
 
@@ -500,6 +508,7 @@ def main():
     q = sub.add_parser("reuse-client"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("lport", type=int); q.add_argument("size", type=int)
     q.add_argument("--first", type=int, default=0); q.add_argument("--go")
+    q.add_argument("--hold")
     for cmd in ("abort-server", "poke-client"):
         q = sub.add_parser(cmd)
         if cmd == "poke-client":
