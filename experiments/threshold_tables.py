@@ -207,18 +207,19 @@ def render(rows, params):
 SUMMARY = ("Rules in-sample", "Cross-evaluation")
 
 
-def render_summary(rows, params):
-    """render()'s sections SUMMARY, one heading level down."""
-    parts = render(rows, params).split("\n## ")
+def summary_of(tables):
+    """The sections SUMMARY of render()'s text, one heading level down."""
+    parts = tables.split("\n## ")
     return "".join("### " + p.rstrip("\n") + "\n\n" for p in parts[1:]
                    if p.startswith(SUMMARY)).rstrip("\n") + "\n"
 
 
 def write(d, rows, params):
+    tables = render(rows, params)
     with open(os.path.join(d, "tables.md"), "w") as f:
-        f.write(render(rows, params))
+        f.write(tables)
     with open(os.path.join(d, "summary.md"), "w") as f:
-        f.write(render_summary(rows, params))
+        f.write(summary_of(tables))
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ dir=${SRFF_TEST_OUT:-$TOP/tests/out}/uaf
 mkdir -p "$dir"
 KASAN_RE='BUG: KASAN:'
 
-grep -qw kasan_report /proc/kallsyms || skip "not a KASAN kernel"
+kasan_kernel || skip "not a KASAN kernel"
 grep -qw kasan_multi_shot /proc/cmdline || skip "boot with kasan_multi_shot (tests/run-debug does)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (SRFF_VM_CPUS)"
 for p in test_hook_delay_us test_unsafe_teardown; do

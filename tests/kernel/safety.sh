@@ -240,7 +240,7 @@ userns)
 	# 3696 beyond the flows). There it is shown; the settled bound below
 	# is checked on every kernel.
 	slab_what="srff_flow objects in use stayed within 3000 + 1000 RCU-pending ($(jq .slab_excess_max <<<"$w") beyond the flows; active $(jq .slab_active_max <<<"$w") incl. $(jq .slab_cpu_cached_max <<<"$w") cached per CPU; before $slab_base)"
-	if grep -qw kasan_report /proc/kallsyms; then
+	if kasan_kernel; then
 		log "KASAN kernel, not checked: $slab_what"
 	else
 		soft_jq_check "$slab_what" \
@@ -388,7 +388,7 @@ evict)
 		log "attempt $attempt: the busy sender paused $gap s during the newcomers: again"
 	done
 	kill "$bpid"; wait "$bpid" 2>/dev/null
-	if ! awk -v g="$gap" 'BEGIN { exit !(g < 0.25) }' && grep -qw kasan_report /proc/kallsyms; then
+	if ! awk -v g="$gap" 'BEGIN { exit !(g < 0.25) }' && kasan_kernel; then
 		# Under KASAN (make test-debug) the guest runs 5-8 times slower,
 		# and the sender of a datagram every 50 ms paused over 250 ms in
 		# every attempt (seen: 0.26-0.31 s): srff then rightly sees busy

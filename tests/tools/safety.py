@@ -280,11 +280,7 @@ def reuse_client(a):
         s.sendall(b"r" * a.first)
         left -= a.first
         print("first", flush=True)
-        end = time.monotonic() + TIMEOUT
-        while not os.path.exists(a.go):
-            if time.monotonic() > end:
-                sys.exit("reuse-client: %s never appeared" % a.go)
-            time.sleep(0.05)
+        wait_file(a.go)
     s.sendall(b"r" * left)
     # The server closes once it has everything: wait for its FIN.
     while s.recv(4096):
