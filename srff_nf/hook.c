@@ -28,7 +28,9 @@
  *   skb->hash, and every inner flow shares one outer 5-tuple. So the outer
  *   packet is classified, keyed by its 5-tuple and a tag of the inner flow
  *   (from skb->hash), and the inner pass on a WireGuard device is left
- *   alone (after making sure skb->hash is set, for the outer pass to use).
+ *   alone after setting skb->hash to a hash of the inner flow's key: a
+ *   local TCP socket's own hash (sk_txhash) changes after a retransmission
+ *   timeout (net.core.txrehash), and the flow's count must not.
  *   VXLAN and Geneve keep skb->priority and are classified on both passes.
  *   FOU and GUE send through ip_tunnel_xmit() with no socket: their outer
  *   packets are keyed by their 5-tuple and counted again. Route-based
@@ -80,15 +82,24 @@ static bool other_pass(struct sk_buff *skb, const struct nf_hook_state *state)
 	    IPCB(skb)->flags & IPSKB_XFRM_TRANSFORMED :
 	    IP6CB(skb)->flags & IP6SKB_XFRM_TRANSFORMED)
 		return true;
-	if (!out)
-		return false;
-	if (netif_is_l3_master(out))
-		return true;
-	if (unlikely(out->type == ARPHRD_NONE) && is_wireguard(out)) {
-		skb_get_hash(skb);	/* kept for the outer pass */
-		return true;
-	}
-	return false;
+	return out && netif_is_l3_master(out);
+}
+
+/* The inner pass on a WireGuard device: leave a tag of the inner flow in
+ * skb->hash, which WireGuard keeps for the outer packet. The hash of the
+ * inner key, not the socket's: it stays the same for the flow's life.
+ */
+static noinline void wg_tag_inner(const struct srff_net *sn,
+				  struct sk_buff *skb, unsigned int nhoff,
+				  u8 family)
+{
+	struct srff_pkt pkt;
+
+	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
+		skb_get_hash(skb);
+	else
+		skb_set_hash(skb, srff_table_key_hash(&sn->table, &pkt.key),
+			     PKT_HASH_TYPE_L4);
 }
 
 /* The outer header of a packet some tunnel on this host encapsulated. */
@@ -167,6 +178,11 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	srff_test_hook_delay(c, &sn->table);
 	if (other_pass(skb, state))
 		goto encap;
+	if (unlikely(state->out && state->out->type == ARPHRD_NONE) &&
+	    is_wireguard(state->out)) {
+		wg_tag_inner(sn, skb, nhoff, family);
+		goto encap;
+	}
 	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
 		goto ignore;
 	if (unlikely(ip_tunnel_outer(pkt.key.proto)))

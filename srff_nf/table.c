@@ -28,6 +28,14 @@ static u32 flow_hash(const struct srff_table *t, const struct srff_key *key)
 	return (u32)siphash(key, sizeof(*key), &t->secret);
 }
 
+/* The table's keyed hash of a key, for tags of flows it does not hold
+ * (hook.c: a WireGuard inner flow's).
+ */
+u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key)
+{
+	return flow_hash(t, key);
+}
+
 static spinlock_t *bucket_lock(struct srff_table *t, unsigned int bucket)
 {
 	return &t->locks[bucket & t->lock_mask];

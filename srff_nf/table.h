@@ -118,6 +118,7 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 		    unsigned int max_flows, struct srff_table_shared *shared);
 void srff_table_uninit(struct srff_table *t);
 
+u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key);
 struct srff_flow *srff_table_find(struct srff_table *t,
 				  const struct srff_key *key);
 struct srff_flow *srff_table_get(struct srff_table *t,

@@ -41,7 +41,9 @@
 #              qdisc's, not 2x); GRE/ESP outer packets make no flow;
 #              WireGuard's outer packets make one flow per inner flow
 #              ("inner" tag), wg0's pass none, and the long connection keeps
-#              one tag (one count) all along.
+#              one tag (one count) all along, through a retransmission
+#              timeout that re-hashes its socket (RCV drops the tunnel's
+#              packets until TcpTimeoutRehash grows).
 #
 #  reuse       SND [srff] veth0 ---- veth1 RCV (the server closes first)
 #              a client on local port 40000 sends 100 KB and closes, then
@@ -108,6 +110,15 @@ sum_bands() {	# sum_bands STATS_JSON pkts|bytes
 
 # band_bytes COUNTERS BAND: bytes of prio BAND in class_counters output.
 band_bytes() { awk -v b="$2" '$1 == b { print $3 }' <<<"$1"; }
+
+# tcpext NS NAME: NS's TcpExt counter NAME (/proc/net/netstat).
+tcpext() {
+	ip netns exec "$1" awk -v n="$2" '$1 == "TcpExt:" {
+		if (!c) { for (i = 2; i <= NF; i++) if ($i == n) c = i }
+		else { print $c + 0; exit }
+	}' /proc/net/netstat
+}
+tcpext_above() { [ "$(tcpext "$1" "$2")" -gt "$3" ]; }
 
 case $mode in
 userns)
@@ -494,6 +505,26 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 	b=$(class_counters "$SND" veth0)
 	log "short ones done"
 	check "the long transfer was still running after the short ones" kill -0 "$lpid"
+	if [ "$kind" = wg ]; then
+		# A retransmission timeout: RCV drops the tunnel's packets
+		# until SND's TCP has timed out and re-hashed its connection
+		# (sk_txhash, net.core.txrehash), then lets them through
+		# again; the long one goes on for another 200 KB.
+		r0=$(tcpext "$SND" TcpTimeoutRehash)
+		inner_bytes='[.[] | select(.inner != null) | .bytes] | add'
+		s0=$(srffctl -j flows | jq "$inner_bytes")
+		ip netns exec "$RCV" nft -f - <<-EOF || fail "nft table srff_outage"
+			add table inet srff_outage
+			add chain inet srff_outage in { type filter hook input priority 0; }
+			add rule inet srff_outage in udp dport 51820 drop
+		EOF
+		wait_for 60 tcpext_above "$SND" TcpTimeoutRehash "$r0" ||
+			fail "no retransmission timeout while RCV dropped the tunnel"
+		ip netns exec "$RCV" nft delete table inet srff_outage || fail "nft delete"
+		log "SND's TCP timed out and re-hashed ($(tcpext "$SND" TcpTimeoutRehash) times)"
+		wait_for 120 sh -c "ip netns exec $SND $SRFFCTL -j flows | jq -e '($inner_bytes) > $s0 + 200000' >/dev/null" ||
+			fail "the long transfer did not go on after the outage"
+	fi
 	touch "$WORK/stop"
 	wait "$lpid" || fail "long transfer"
 	long=$(cat "$WORK/long")
@@ -507,10 +538,9 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 	srffctl flows | sed 's/^/#   /'
 	log "SND's TCP: $(ip netns exec "$SND" nstat -az TcpRetransSegs TcpExtTCPTimeouts TcpExtTCPLossProbes 2>/dev/null | awk 'NR > 1 { printf "%s %s  ", $1, $2 }')"
 	if [ "$kind" = wg ]; then
-		# The outer entry of an inner flow is keyed by a tag of the
-		# inner skb->hash: a TCP connection whose hash changes (TCP
-		# re-hashes sk_txhash after a retransmission timeout) shows up
-		# as a new flow, counted from 0 again.
+		# The outer entry of an inner flow is keyed by a tag that wg0's
+		# pass takes from the inner flow's key: it must not change when
+		# TCP re-hashes the socket (sk_txhash) after the timeout above.
 		n=$(jq '[.[] | select(.inner != null and .bytes > 65536)] | length' <<<"$fl")
 		soft_check "the long connection kept one inner tag, so one count ($n entries above 64 KB)" test "$n" = 1
 	fi
@@ -541,8 +571,6 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 		soft_check "one outer flow per inner flow, tagged \"inner\" ($n >= 6)" test "$n" -ge 6
 		soft_check "no flow for the inner pass on wg0" \
 			test "$(jq "[.[] | select(.saddr == \"$IN_SND\" or .daddr == \"$IN_RCV\")] | length" <<<"$fl")" = 0
-		# (TCP may re-hash a connection after a timeout: then the long
-		# one has two entries, hence the sum over the big ones.)
 		big=$(jq '[.[] | select(.inner != null and .bytes > 100000) | .bytes] | add // 0' <<<"$fl")
 		small=$(jq '[.[] | select(.inner != null and .bytes < 16384 and .bytes > 4000)] | length' <<<"$fl")
 		soft_check "  the long flow's entries hold its $long bytes ($big), five short ones their ~5 KB ($small)" \
