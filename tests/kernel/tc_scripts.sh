@@ -92,9 +92,12 @@ done
 # another kind: srff-qdisc deletes first); revert goes back to the first
 # root. kinds: the qdisc at the root, and the one at 1:1 under a shaper.
 kinds() { tc -n "$NS" qdisc show dev v0 | awk '$4 == "root" { r = $2 } $4 == "parent" && $5 == "1:1" { c = "/" $2 } END { print r c }'; }
+# The fq_codel leaves under 10: (prio-fq's; none in prio's default leaves).
+fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
 for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
 	"shaped 30mbit:tbf/prio" "shaped-fq 30mbit:tbf/fq_codel" "shaped-ets 30mbit 3:tbf/ets" \
-	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/prio" "mqprio:mqprio/fq_codel" "ets:ets" "prio:prio"; do
+	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/prio" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
+	"prio:prio"; do
 	setup=${step%%:*}
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
 	force=
@@ -113,6 +116,12 @@ for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-
 	q $force install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null 2>&1 ||
 		fail "install $setup over $(kinds)"
 	check "install $setup over the last: $(kinds)" test "$(kinds)" = "${step#*:}"
+	case ${setup%% *} in
+	prio|shaped) check "  and pfifo leaves, no fq_codel left from prio-fq ($(fq_leaves))" test "$(fq_leaves)" = 0 ;;
+	prio-fq|shaped-prio-fq)
+		n=${setup#* }; n=${n#* }; case $n in [0-9]) ;; *) n=3 ;; esac
+		check "  and $n fq_codel leaves ($(fq_leaves))" test "$(fq_leaves)" = "$n" ;;
+	esac
 done
 q revert v0 >/dev/null
 check "  revert after them all restores $orig" test "$(root)" = "$orig"
