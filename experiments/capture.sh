@@ -7,6 +7,8 @@
 #                                      its pid is left in CAPTURE_PID
 #   capture_stop PEER_NS PEER_DEV PCAP stop it with nothing lost, then warn
 #                                      if the kernel dropped frames
+#   capture_end                        stop the sentinel sender (below):
+#                                      for the script's cleanup
 #
 # Headers only (-s 96: the analyses read lengths from the IP header, so
 # GSO super-packets count in full). In immediate mode libpcap gives each
@@ -25,17 +27,47 @@ capture_start() {
 # SIGINT alone loses the frames tcpdump has not read yet (the last ones of
 # each transfer). A sentinel frame, sent by the capture device's peer after
 # them, past netfilter and the qdisc (tests/tools/traffic.py), is in the
-# file only once they are; then tcpdump may stop.
+# file only once they are; then tcpdump may stop. One sender serves all of
+# a script's captures (a coprocess: python starts once, not per trial),
+# and every sentinel carries a tag of its own, looked for in the file.
+SENTINEL_AT='' SENTINEL_N=0
+
+sentinel_send() {	# sentinel_send NS DEV TAG
+	local ack
+	if [ "$SENTINEL_AT" != "$1 $2" ]; then
+		capture_end
+		coproc SENTINEL_CO { exec ip netns exec "$1" python3 "$TOP/tests/tools/traffic.py" sentinel "$2" -; }
+		SENTINEL_AT="$1 $2"
+	fi
+	printf '%s\n' "$3" >&"${SENTINEL_CO[1]}" && read -r -t 60 ack <&"${SENTINEL_CO[0]}" &&
+		[ "$ack" = "sent $3" ]
+}
+
+capture_end() {
+	if [ -n "${SENTINEL_CO_PID:-}" ]; then
+		kill "$SENTINEL_CO_PID" 2>/dev/null
+		wait "$SENTINEL_CO_PID" 2>/dev/null
+	fi
+	SENTINEL_AT=''
+	return 0
+}
+
 capture_stop() {
-	local i drops seen=
-	ip netns exec "$1" python3 "$TOP/tests/tools/traffic.py" sentinel "$2" stop
-	for i in $(seq 200); do
-		if tcpdump -r "$3" -nn -c 1 "ether proto $SENTINEL" 2>/dev/null | grep -q .; then
-			seen=1
-			break
-		fi
-		sleep 0.1
-	done
+	local i drops tag seen=
+	SENTINEL_N=$((SENTINEL_N + 1))
+	tag=stop-$$-$SENTINEL_N
+	if sentinel_send "$1" "$2" "$tag"; then
+		for i in $(seq 400); do
+			if grep -qaF "srff-sentinel $tag" "$3"; then
+				seen=1
+				break
+			fi
+			sleep 0.05
+		done
+	else
+		SENTINEL_AT=''
+		say "  could not send the capture sentinel through $1 $2"
+	fi
 	[ -n "$seen" ] || say "  the capture sentinel never reached $3: the capture may be short"
 	kill -INT "$CAPTURE_PID"
 	wait "$CAPTURE_PID" 2>/dev/null || true

@@ -46,6 +46,7 @@ SRV=wsrv-$$ CLI=wcli-$$
 cleanup() {
 	set +e
 	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null && wait "$NGINX" 2>/dev/null
+	capture_end
 	grep -q '^srff ' /proc/modules && rmmod srff
 	ip netns del "$SRV" 2>/dev/null
 	ip netns del "$CLI" 2>/dev/null

@@ -54,6 +54,17 @@ for f in png:response_times png:throughput md:table md:report csv:transfers csv.
 done
 check "meta.json records the module's hash" test "$(jq -r '.srff_ko.sha256 | length' "$out/meta.json")" = 64
 
+# Every capture ended on its own sentinel (capture.sh: one sender for the
+# run, a tag per capture), after all the frames of its trial.
+n=0 tagged=0
+for pc in "$out"/pcap/*.pcap; do
+	n=$((n + 1))
+	tcpdump -r "$pc" -nn -c 1 -x 'ether proto 0x88b5' 2>/dev/null | grep -q . && tagged=$((tagged + 1))
+done
+check "every capture ($n) holds its sentinel ($tagged)" test "$n" = 6 -a "$tagged" = 6
+check "no two captures' sentinels share a tag" \
+	test "$(cat "$out"/pcap/*.pcap | grep -ao 'srff-sentinel stop-[0-9]*-[0-9]*' | sort -u | wc -l)" = 6
+
 # The committed tables alone make the same table again.
 cp "$out/table.md" "$out/table.first"
 rm -rf "$out/pcap"

@@ -24,6 +24,9 @@
                                             one datagram to each of COUNT ports
   traffic.py sentinel DEV TAG               one raw frame out of DEV, for the
                                             capture on DEV's veth peer (below)
+  traffic.py sentinel DEV -                 one per line of stdin (its TAG),
+                                            each acknowledged on stdout: one
+                                            process for a run's captures
 Every sender exits non-zero if a send fails.
 """
 import argparse
@@ -184,9 +187,22 @@ def sentinel(a):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, 1)
     s.bind((a.dev, 0))
-    payload = b"srff-sentinel " + a.tag.encode()
-    frame = b"\xff" * 6 + SENTINEL_SRC + SENTINEL_TYPE.to_bytes(2, "big") + payload
-    s.send(frame + b"\0" * max(0, 60 - len(frame)))
+
+    def send(tag):
+        payload = b"srff-sentinel " + tag.encode()
+        frame = b"\xff" * 6 + SENTINEL_SRC + SENTINEL_TYPE.to_bytes(2, "big") + payload
+        s.send(frame + b"\0" * max(0, 60 - len(frame)))
+
+    if a.tag != "-":
+        send(a.tag)
+        return
+    # A shell script's captures, one after another: python starts once
+    # (a second or two under emulation), not for every capture.
+    for line in sys.stdin:
+        tag = line.strip()
+        if tag:
+            send(tag)
+            print("sent", tag, flush=True)
 
 
 def main():
