@@ -50,8 +50,10 @@ def git_state(repo):
     out = {"commit": commit}
     try:
         out["branch"] = _run(g + ["rev-parse", "--abbrev-ref", "HEAD"])
-        out["describe"] = _run(g + ["describe", "--always", "--dirty"])
+        # One status, not two (describe --dirty runs another): in the
+        # guest, every file of the checkout is a stat over 9p.
         changed = _run(g + ["status", "--porcelain", "--untracked-files=no"]).splitlines()
+        out["describe"] = _run(g + ["describe", "--always"]) + ("-dirty" if changed else "")
         out["dirty"] = bool(changed)
         out["changed"] = [c[3:] for c in changed[:50]]
     except (OSError, RuntimeError, subprocess.TimeoutExpired) as e:

@@ -59,6 +59,17 @@ def test_srff_learnt(fake, flows, changes, learnt):
     assert (r.returncode == 0) is learnt, r.stderr
 
 
+@pytest.mark.parametrize("flows,changes,learnt", [(999, 0, False), (1000, 0, True), (3, 2, True)])
+def test_srff_learnt_pretty_and_other_keys(fake, flows, changes, learnt):
+    """srffctl -j -p's layout, and keys that share a prefix, read alike."""
+    stats = {"auto_changes_total": 99, "auto_changes": changes, "auto_flows_seen": 5000,
+             "auto_flows": flows}
+    (fake / "stats.json").write_text(json.dumps(stats, indent=2))
+    r = bash(f'srff_learnt "{fake}/srffctl" SRV',
+             {"STATS": str(fake / "stats.json"), "SRFF_PARAMS": str(fake / "params")})
+    assert (r.returncode == 0) is learnt, r.stderr
+
+
 def test_srff_learnt_no_module(fake):
     """No module parameters (srff not loaded): not learnt, and said why."""
     (fake / "stats.json").write_text(json.dumps({"auto_flows": 5000, "auto_changes": 3}))
