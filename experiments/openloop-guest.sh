@@ -43,6 +43,9 @@
 #   srff-pfifo    srff over tbf + prio with pfifo leaves (`shaped`)
 #   srff-prio-fq  srff over tbf + prio with fq_codel leaves
 #   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves)
+#   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
+#                 10:8) over tbf + prio with 8 bands of fq_codel; not among
+#                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
 #   srff-fq-bands srff over tbf + sch_fq with its 3 bands (9:3:1 weighted
 #                 round robin, per-flow fairness inside each): Linux 6.7+
 #                 (SRFF_KERNEL_SERIES=6.12 experiments/openloop.sh), with
@@ -190,7 +193,7 @@ ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 insmod "${SRFF_KO:-srff_nf/srff.ko}"
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
-srff_neutral() { "$CTL" -n "$SRV" set priorities 0,0,0; }
+srff_neutral() { "$CTL" -n "$SRV" set classid none priorities 0,0,0 thresholds auto; }
 srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
 srff_neutral
 
@@ -246,6 +249,17 @@ policy_on() {
 	srff-pfifo) setup; srff_active ;;
 	srff-prio-fq) setup prio-fq; srff_active ;;
 	srff-ets) setup ets; srff_active ;;
+	srff-prio-fq-8)
+		# 8 bands of prio-fq, steered by class id (10:1 to 10:8: prio's
+		# priomap is pfifo_fast's, for 6/0/2); 7 thresholds, then learnt
+		# (auto keeps their number). srff_neutral goes back to 3.
+		if [ "$BOTTLENECK" = local ]; then
+			ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
+		else
+			ip netns exec "$SRV" "$Q" install prio-fq s0 8 >/dev/null
+		fi
+		"$CTL" -n "$SRV" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
+		"$CTL" -n "$SRV" set thresholds auto ;;
 	srff-fq-bands)
 		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR ($(uname -r))"; exit 2; }
 		setup fq-bands; srff_active ;;
