@@ -205,13 +205,14 @@ shaped_leaf() {
 	tc -n "$ns" qdisc replace dev "$dev" parent 1:1 handle 10: "$@"
 }
 
-# setup NAME: install the srff-qdisc setup NAME at the server (shaped when
-# the bottleneck is local, else unshaped: the queue is downstream).
+# setup NAME [BANDS]: install the srff-qdisc setup NAME at the server
+# (shaped when the bottleneck is local, else unshaped: the queue is
+# downstream), with BANDS bands if given.
 setup() {
 	if [ "$BOTTLENECK" = local ]; then
-		ip netns exec "$SRV" "$Q" install "shaped${1:+-$1}" s0 "$RATE" >/dev/null
+		ip netns exec "$SRV" "$Q" install "shaped${1:+-$1}" s0 "$RATE" ${2:+"$2"} >/dev/null
 	else
-		ip netns exec "$SRV" "$Q" install "${1:-prio}" s0 >/dev/null
+		ip netns exec "$SRV" "$Q" install "${1:-prio}" s0 ${2:+"$2"} >/dev/null
 	fi
 }
 
@@ -253,11 +254,7 @@ policy_on() {
 		# 8 bands of prio-fq, steered by class id (10:1 to 10:8: prio's
 		# priomap is pfifo_fast's, for 6/0/2); 7 thresholds, then learnt
 		# (auto keeps their number). srff_neutral goes back to 3.
-		if [ "$BOTTLENECK" = local ]; then
-			ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
-		else
-			ip netns exec "$SRV" "$Q" install prio-fq s0 8 >/dev/null
-		fi
+		setup prio-fq 8
 		"$CTL" -n "$SRV" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
 		"$CTL" -n "$SRV" set thresholds auto ;;
 	srff-fq-bands)
