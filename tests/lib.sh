@@ -5,6 +5,14 @@
 # Exit codes: 0 pass, 1 fail, 4 skip.
 
 set -u
+# SRFF_XTRACE=FILE appends a timestamped trace of every command to FILE
+# (where a test's time goes: tests/tools/xtrace-profile FILE).
+if [ -n "${SRFF_XTRACE:-}" ]; then
+	exec {SRFF_XTRACE_FD}>>"$SRFF_XTRACE"
+	BASH_XTRACEFD=$SRFF_XTRACE_FD
+	PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '
+	set -x
+fi
 ksft_pass=0
 ksft_fail=1
 ksft_skip=4
@@ -14,6 +22,9 @@ SRFF_KO=${SRFF_KO:-$TOP/srff_nf/srff.ko}
 SRFFCTL=${SRFFCTL:-$TOP/srffctl/srffctl}
 TOOLS=$TOP/tests/tools
 PY=${PY:-/usr/bin/python3}
+# matplotlib's font cache, built once per checkout: the guest's home is
+# read-only, and a cache rebuilt at every import costs 8-14 s of emulated CPU.
+export MPLCONFIGDIR=${MPLCONFIGDIR:-$TOP/tests/out/matplotlib}
 
 NS_LIST=()
 BG_PIDS=()
