@@ -83,6 +83,7 @@ check: all
 	$(MAKE) -C srff_nf/user check
 	$(MAKE) -C srffctl check
 	tests/srff-qdisc.sh
+	tests/srff-check.sh
 
 fuzz:
 	$(MAKE) -C srff_nf/user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/srff-check.sh: tc-scripts/srff-check's verdicts without a kernel. A
+# stub `tc`, `ip` and `srffctl` (first in PATH) serve one scene each: a
+# qdisc tree as `tc -j qdisc show` prints it, the VLANs of `ip -d -j link
+# show`, and srff's configuration as `srffctl -j show` prints it. Checked,
+# per tree: the qdisc verdict and the bands srff's priorities land in (mq
+# over prio or fq_codel, mqprio, fq with and without a priomap, ets, tbf and
+# htb with and without bands under them, cake, noqueue, an unknown kind, no
+# root, a priomap that merges the bands, class ids of 3 and 8 bands), the
+# classes verdict (a VLAN egress-qos-map that splits srff's priorities or
+# not, a VLAN device with no queue), the exit status, and that -j prints
+# one JSON object. tests/kernel/check.sh runs srff-check against a real
+# kernel's trees, busy and idle.
+# Ends in "srff-check: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+CHECK=${SRFF_CHECK:-$PWD/tc-scripts/srff-check}
+pass=0 failed=0
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then echo "ok - $what"; pass=$((pass + 1))
+	else echo "not ok - $what"; failed=$((failed + 1)); fi
+}
+command -v jq >/dev/null || { echo "srff-check: 0 passed, 0 failed (no jq: skipped)"; exit 0; }
+
+T=$(mktemp -d /tmp/srff-check-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin"
+export SCENE=$T/scene SRFFCTL=$T/bin/srffctl PATH=$T/bin:$PATH
+cat >"$T/bin/tc" <<'EOF'
+#!/bin/sh
+cat "$SCENE/qdisc.json"
+EOF
+cat >"$T/bin/ip" <<'EOF'
+#!/bin/sh
+case "$*" in
+"-d -j link show dev "*) jq --arg d "${*##* }" '[.[] | select(.ifname == $d)]' "$SCENE/links.json" ;;
+"-d -j link show") cat "$SCENE/links.json" ;;
+"link show dev eth9") echo "2: eth9: <BROADCAST,UP> mtu 1500" ;;
+"link show dev "*) echo "Device does not exist." >&2; exit 1 ;;
+*) echo '[]' ;;
+esac
+EOF
+cat >"$T/bin/srffctl" <<'EOF'
+#!/bin/sh
+cat "$SCENE/show.json"
+EOF
+chmod +x "$T/bin/"*
+
+PRIOMAP='[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]'
+SHOW3='{"thresholds":[16384,131072],"priorities":[6,0,2],"auto_thresholds":true,"app_priority":"override"}'
+
+# scene QDISC-JSON [SHOW-JSON [LINKS-JSON]]: what the stubs print next.
+scene() {
+	rm -rf "$SCENE"; mkdir -p "$SCENE"
+	echo "$1" >"$SCENE/qdisc.json"
+	echo "${2:-$SHOW3}" >"$SCENE/show.json"
+	echo "${3:-[]}" >"$SCENE/links.json"
+	OUT=
+}
+# verdict NAME ITEM STATUS TEXT: srff-check -j on eth9 gives ITEM STATUS,
+# and its why (or fix) says TEXT (srff-check runs once per scene).
+verdict() {
+	local name=$1 item=$2 want=$3 text=$4 out got
+	[ -n "$OUT" ] || OUT=$("$CHECK" -j -s 0.1 eth9 2>"$T/err")
+	out=$OUT
+	got=$(jq -r --arg i "$item" '.devices.eth9[$i].status' <<<"$out")
+	check "$name: $item $want (got $got)" test "$got" = "$want"
+	check "$name: $item says '$text'" grep -qF -- "$text" \
+		<<<"$(jq -r --arg i "$item" '.devices.eth9[$i] | .why + " / " + (.fix // "")' <<<"$out")"
+	check "$name: nothing on stderr" test ! -s "$T/err"
+}
+
+scene '[{"kind":"mq","handle":"1:","root":true,"options":{}},
+	{"kind":"prio","handle":"8001:","parent":"1:1","options":{"bands":3,"priomap":'"$PRIOMAP"'}},
+	{"kind":"prio","handle":"8002:","parent":"1:2","options":{"bands":3,"priomap":'"$PRIOMAP"'}}]'
+verdict "mq over prio" qdisc ok "mq at the root, prio under each of 2 TX queues"
+verdict "mq over prio" qdisc ok "land in bands 0,1,2"
+
+scene '[{"kind":"mq","handle":"0:","root":true,"options":{}},
+	{"kind":"fq_codel","handle":"0:","parent":":1","options":{}},
+	{"kind":"fq_codel","handle":"0:","parent":":2","options":{}}]'
+verdict "mq over fq_codel" qdisc fail "2 of 2 TX queues have a qdisc that ignores skb->priority (fq_codel)"
+verdict "mq over fq_codel" qdisc fail "install mq eth9"
+
+scene '[{"kind":"mqprio","handle":"8001:","root":true,"options":{"tc":3,"map":'"$PRIOMAP"'}}]'
+verdict mqprio qdisc ok "land in traffic classes 0,1,2"
+verdict mqprio classes ok "mqprio sends srff's priorities 6,0,2 to traffic classes 0,1,2"
+
+scene '[{"kind":"fq","handle":"8001:","root":true,"options":{"priomap":'"$PRIOMAP"'}}]'
+verdict "fq with a priomap" qdisc ok "weights 9:3:1 by default"
+
+scene '[{"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]}}]'
+verdict ets qdisc ok "root ets 10: picks a band by skb->priority; srff's priorities 6,0,2 land in bands 0,1,2"
+
+scene '[{"kind":"tbf","handle":"1:","root":true,"options":{"rate":1250000}},
+	{"kind":"prio","handle":"10:","parent":"1:1","options":{"bands":3,"priomap":'"$PRIOMAP"'}}]'
+verdict "tbf over prio" qdisc ok "root tbf 1: with prio 10: under it"
+
+scene '[{"kind":"tbf","handle":"1:","root":true,"options":{"rate":1250000}}]'
+verdict "tbf alone" qdisc fail "install shaped eth9 10000kbit (the same rate, prio under it)"
+
+scene '[{"kind":"htb","handle":"1:","root":true,"options":{}},
+	{"kind":"fq_codel","handle":"20:","parent":"1:10","options":{}},
+	{"kind":"sfq","handle":"30:","parent":"1:20","options":{}}]'
+verdict "htb over fq_codel and sfq" qdisc fail "root htb 1: with fq_codel/sfq under it picks no band"
+
+scene '[{"kind":"cake","handle":"8001:","root":true,"options":{}}]'
+verdict cake qdisc fail "srffctl set classid 8001:"
+
+scene '[{"kind":"fq_codel","handle":"0:","root":true,"options":{}}]'
+verdict fq_codel qdisc fail "root fq_codel 0: picks no band by skb->priority"
+verdict fq_codel qdisc fail "install prio-fq eth9"
+
+scene '[{"kind":"weird","handle":"1:","root":true,"options":{}}]'
+verdict "an unknown kind" qdisc warn "does not know whether it picks a band"
+
+scene '[]'
+verdict "no root" qdisc warn "tc shows no root qdisc on eth9"
+verdict "no root" backlog warn "no queue here"
+
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}}]'
+verdict "a priomap that merges" qdisc fail "land in bands 1,1,1: all in one"
+
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":'"$PRIOMAP"'}}]' \
+	'{"thresholds":[16384,131072],"classid_major":16,"priorities":["10:1","10:2","10:3"],"auto_thresholds":false,"app_priority":"keep"}'
+verdict "class ids 10:1..3" qdisc ok "srff's class ids 10:1..3 land in bands 0,1,2"
+out=$("$CHECK" -j -s 0.1 eth9 2>/dev/null)
+check "class ids: srff's item says fixed and keep" grep -q "(fixed), priorities class ids 10:1..3, app-priority keep" \
+	<<<"$(jq -r .host.srff.why <<<"$out")"
+
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":8,"priomap":'"$PRIOMAP"'}}]' \
+	'{"thresholds":[1,2,3,4,5,6,7],"classid_major":16,"priorities":[1048577,1048578,1048579,1048580,1048581,1048582,1048583,1048584],"auto_thresholds":true,"app_priority":"override"}'
+verdict "8 bands by class id" qdisc ok "land in bands 0,1,2,3,4,5,6,7"
+
+# A VLAN whose map splits srff's priorities, one that maps them to one PCP.
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":'"$PRIOMAP"'}}]' "$SHOW3" \
+	'[{"ifname":"eth9.5","link":"eth9","linkinfo":{"info_kind":"vlan","info_data":{"id":5,"egress_qos":[{"from":6,"to":5},{"from":0,"to":1}]}}},
+	  {"ifname":"eth9.7","link":"eth9","linkinfo":{"info_kind":"vlan","info_data":{"id":7,"egress_qos":[{"from":6,"to":3},{"from":0,"to":3},{"from":2,"to":3}]}}},
+	  {"ifname":"eth8.5","link":"eth8","linkinfo":{"info_kind":"vlan","info_data":{"id":5,"egress_qos":[{"from":6,"to":7}]}}}]'
+verdict "VLANs" classes warn "VLAN eth9.5 egress-qos-map 6:5 0:1 sends srff's priorities 6,0,2 to 802.1p PCP 5,1,0"
+verdict "VLANs" classes warn "VLAN eth9.7 has egress-qos-map 6:3 0:3 2:3, and app-priority override"
+out=$("$CHECK" -j -s 0.1 eth9 2>/dev/null)
+check "VLANs: another device's VLAN is not named" grep -vq eth8.5 <<<"$(jq -r .devices.eth9.classes.why <<<"$out")"
+
+# eth9 itself a VLAN over eth1, with no queue of its own.
+scene '[{"kind":"noqueue","handle":"0:","root":true,"options":{}}]' "$SHOW3" \
+	'[{"ifname":"eth9","link":"eth1","linkinfo":{"info_kind":"vlan","info_data":{"id":5,"egress_qos":[]}}}]'
+verdict "a VLAN device" qdisc warn "eth9 is a VLAN with no queue of its own: its packets queue on eth1"
+
+scene '[{"kind":"noqueue","handle":"0:","root":true,"options":{}}]'
+verdict noqueue qdisc fail "give it a queue: "
+
+# The JSON, the text and the exit status agree.
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":'"$PRIOMAP"'}}]'
+out=$("$CHECK" -j -s 0.1 eth9); rc=$?
+check "-j: one JSON object, status warn (an idle device)" test "$(jq -r .status <<<"$out")" = warn
+check "-j: exit 1 with a warning (exit $rc)" test "$rc" = 1
+check "-j: every item has status, why and fix" \
+	jq -e '[.host[], .devices[][]] | length == 6 and all(has("status") and has("why") and has("fix"))' <<<"$out" >/dev/null
+out=$("$CHECK" -s 0.1 eth9); rc=$?
+check "text: exit 1 too (exit $rc)" test "$rc" = 1
+check "text: a summary line" grep -qx "srff-check: warn (0 fail, 1 warn)" <<<"$out"
+check "text: an ok line for the qdisc" grep -qE '^  ok +qdisc +root prio 10:' <<<"$out"
+out=$("$CHECK" -j nosuchdev 2>&1); rc=$?
+check "an unknown device: exit 2 (exit $rc)" test "$rc" = 2
+check "and says which" grep -q "no network device 'nosuchdev'" <<<"$out"
+
+echo "srff-check: $pass passed, $failed failed"
+[ "$failed" = 0 ]
