@@ -46,6 +46,12 @@
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
+#   srff-...+KEY=VALUE[+KEY=VALUE...]  an srff policy with srffctl settings
+#                 on top of srff's, for that policy's runs only (the
+#                 module's values come back after it): e.g.
+#                 srff-prio-fq+idle-reset=25ms, the time a kept-alive
+#                 connection must be idle before its next response starts
+#                 in band 0 again
 #   srff-fq-bands srff over tbf + sch_fq with its 3 bands (9:3:1 weighted
 #                 round robin, per-flow fairness inside each): Linux 6.7+
 #                 (SRFF_KERNEL_SERIES=6.12 experiments/openloop.sh), with
@@ -193,8 +199,37 @@ ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 insmod "${SRFF_KO:-srff_nf/srff.ko}"
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
-srff_neutral() { "$CTL" -n "$SRV" set classid none priorities 0,0,0 thresholds auto; }
+# WEB_SRFF_SET="KEY VALUE ...": srffctl settings for the whole boot, before
+# anything is learnt (e.g. "idle-reset 25ms"); recorded in meta.json.
+if [ -n "${WEB_SRFF_SET:-}" ]; then
+	read -ra l <<<"$WEB_SRFF_SET"
+	"$CTL" -n "$SRV" set "${l[@]}" || { say "WEB_SRFF_SET: srffctl set $WEB_SRFF_SET refused"; exit 2; }
+fi
+# The configuration as an apply file: a policy's +KEY=VALUE settings are
+# put back from it.
+DEFAULT_CONF=$("$CTL" -n "$SRV" save)
+VARIANT_KEYS=()
+srff_neutral() {
+	"$CTL" -n "$SRV" set classid none priorities 0,0,0 thresholds auto
+	if [ ${#VARIANT_KEYS[@]} -gt 0 ]; then
+		grep -E "^($(IFS='|'; echo "${VARIANT_KEYS[*]}"))( |$)" <<<"$DEFAULT_CONF" |
+			"$CTL" -n "$SRV" apply -
+		VARIANT_KEYS=()
+	fi
+}
 srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
+# variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any.
+variant_on() {
+	local kv args=()
+	IFS=+ read -ra kv <<<"${1#*+}"
+	[ "$1" != "${1#*+}" ] || return 0
+	for kv in "${kv[@]}"; do
+		[[ $kv == ?*=?* ]] || { say "policy $1: '$kv' is not KEY=VALUE"; exit 2; }
+		args+=("${kv%%=*}" "${kv#*=}")
+		VARIANT_KEYS+=("${kv%%=*}")
+	done
+	"$CTL" -n "$SRV" set "${args[@]}" || { say "policy $1: srffctl set ${args[*]} refused"; exit 2; }
+}
 srff_neutral
 
 # shaped_leaf NS DEV KIND [ARGS]: tbf WEB_RATE with KIND under it.
@@ -218,7 +253,11 @@ setup() {
 
 policy_on() {
 	local dev=s0
-	case $1 in
+	case ${1%%+*} in
+	srff-*) ;;
+	*) [ "$1" = "${1%%+*}" ] || { say "policy $1: only srff's policies take +KEY=VALUE"; exit 2; } ;;
+	esac
+	case ${1%%+*} in
 	fifo|fq)
 		[ "$BOTTLENECK" = local ] || return 0
 		if [ "$1" = fifo ]; then shaped_leaf "$SRV" s0 pfifo limit "$FIFO_LIMIT"
@@ -262,6 +301,7 @@ policy_on() {
 		setup fq-bands; srff_active ;;
 	*) say "unknown policy $1"; exit 2 ;;
 	esac
+	variant_on "$1"
 }
 
 policy_off() {
@@ -305,7 +345,8 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
-	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" --seed base="$SEED" >/dev/null
+	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
+	--set srff_set="\"${WEB_SRFF_SET:-}\"" --seed base="$SEED" >/dev/null
 
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
 # thresholds changed); the warm-up's requests are not kept.

@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # openloop_smoke.sh: experiment 3 end to end, as short as it goes: one
-# round of fifo and srff-prio-fq at one load, then the host-side tables
-# (fct.py, qlog.py) from the guest's logs. It proves the chain works and
-# that each policy's queue was where it should be, not any result.
+# round of srff-prio-fq (a variant: +idle-reset=25ms, over a boot-wide
+# WEB_SRFF_SET="idle-reset 200ms") and fifo at one load, then the
+# host-side tables (fct.py, qlog.py) from the guest's logs. It proves the
+# chain works, that each policy's queue was where it should be and that a
+# variant's settings hold for its runs only, not any result.
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp -d)
-WEB_POLICIES="fifo srff-prio-fq" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
+V=srff-prio-fq+idle-reset=25ms
+WEB_POLICIES="$V fifo" WEB_SRFF_SET="idle-reset 200ms" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
 	run "$TOP/experiments/openloop-guest.sh" "$out" 1 5 || fail "openloop-guest.sh"
-for p in fifo srff-prio-fq; do
+for p in fifo "$V"; do
 	l=$out/requests/$p@0.5-1.load.json
 	check "$p: arrivals completed, none failed ($(jq -c '[.arrivals, .completed, .failed]' "$l"))" \
 		jq -e '.arrivals > 0 and .completed > 0 and .failed == 0' "$l" >/dev/null
@@ -27,11 +30,16 @@ sent() {
 	jq -R "fromjson? | [.q[] | select(.handle == \"$2\") | .bytes] | max // 0" \
 		"$out/qlog/$1@0.5-1.jsonl" | sort -n | tail -1
 }
-check "srff-prio-fq: band 0 sent ($(sent srff-prio-fq 101:) B)" test "$(sent srff-prio-fq 101:)" -gt 0
-check "srff-prio-fq: band 2 sent ($(sent srff-prio-fq 103:) B)" test "$(sent srff-prio-fq 103:)" -gt 0
+check "$V: band 0 sent ($(sent "$V" 101:) B)" test "$(sent "$V" 101:)" -gt 0
+check "$V: band 2 sent ($(sent "$V" 103:) B)" test "$(sent "$V" 103:)" -gt 0
 check "fifo: the pfifo 10: held the queue ($(sent fifo 10:) B)" test "$(sent fifo 10:)" -gt 0
 check "srff's state recorded, thresholds auto" \
-	jq -e '.show.auto_thresholds == true' "$out/srff/srff-prio-fq@0.5-1.json" >/dev/null
+	jq -e '.show.auto_thresholds == true' "$out/srff/$V@0.5-1.json" >/dev/null
+ir() { jq .show.idle_reset_ms "$out/srff/$1@0.5-1.json"; }
+check "$V ran with idle-reset 25 ms ($(ir "$V"))" test "$(ir "$V")" = 25
+check "fifo, after it, with the boot's 200 ms again ($(ir fifo))" test "$(ir fifo)" = 200
+check "meta.json records WEB_SRFF_SET" \
+	jq -e '.params.srff_set == "idle-reset 200ms"' "$out/meta.json" >/dev/null
 check "meta.json names the module's hash" \
 	jq -e '.srff_ko.sha256 | length == 64' "$out/meta.json" >/dev/null
 check "idle RTT measured (20 ms netem)" \
