@@ -158,17 +158,17 @@ setup_pair() {
 	local q=()
 	[ -n "${PAIR_TXQUEUES:-}" ] &&
 		q=(numtxqueues "$PAIR_TXQUEUES" numrxqueues "$PAIR_TXQUEUES")
-	ip link add veth0 netns "$SND" "${q[@]}" type veth peer name veth1 netns "$RCV" "${q[@]}" ||
-		fail "veth"
+	# Fixed, locally administered MACs for the static neighbours (reading
+	# them back took two jq runs, 0.9 s in the guest).
+	local mac0=02:00:0a:4d:00:01 mac1=02:00:0a:4d:00:02
+	ip link add veth0 netns "$SND" address "$mac0" "${q[@]}" type veth \
+		peer name veth1 netns "$RCV" address "$mac1" "${q[@]}" || fail "veth"
 	ip -n "$SND" addr add $SND_IP4/24 dev veth0
 	ip -n "$RCV" addr add $RCV_IP4/24 dev veth1
 	if [ "${PAIR_IPV4_ONLY:-0}" != 1 ]; then
 		ip -n "$SND" addr add $SND_IP6/64 dev veth0 nodad
 		ip -n "$RCV" addr add $RCV_IP6/64 dev veth1 nodad
 	fi
-	local mac0 mac1
-	mac0=$(ip -n "$SND" -j link show veth0 | jq -r '.[0].address')
-	mac1=$(ip -n "$RCV" -j link show veth1 | jq -r '.[0].address')
 	ip -n "$SND" neigh add $RCV_IP4 lladdr "$mac1" dev veth0 nud permanent
 	ip -n "$RCV" neigh add $SND_IP4 lladdr "$mac0" dev veth1 nud permanent
 	if [ "${PAIR_IPV4_ONLY:-0}" != 1 ]; then
