@@ -220,10 +220,10 @@ srff_neutral() {
 srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
 # variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any.
 variant_on() {
-	local kv args=()
-	IFS=+ read -ra kv <<<"${1#*+}"
-	[ "$1" != "${1#*+}" ] || return 0
-	for kv in "${kv[@]}"; do
+	local kv settings args=()
+	[[ $1 == *+* ]] || return 0
+	IFS=+ read -ra settings <<<"${1#*+}"
+	for kv in "${settings[@]}"; do
 		[[ $kv == ?*=?* ]] || { say "policy $1: '$kv' is not KEY=VALUE"; exit 2; }
 		args+=("${kv%%=*}" "${kv#*=}")
 		VARIANT_KEYS+=("${kv%%=*}")
@@ -253,10 +253,7 @@ setup() {
 
 policy_on() {
 	local dev=s0
-	case ${1%%+*} in
-	srff-*) ;;
-	*) [ "$1" = "${1%%+*}" ] || { say "policy $1: only srff's policies take +KEY=VALUE"; exit 2; } ;;
-	esac
+	[[ $1 == srff-* || $1 != *+* ]] || { say "policy $1: only srff's policies take +KEY=VALUE"; exit 2; }
 	case ${1%%+*} in
 	fifo|fq)
 		[ "$BOTTLENECK" = local ] || return 0
