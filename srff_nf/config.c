@@ -147,6 +147,18 @@ static unsigned int ntop_ports;
 module_param_array(top_ports, ushort, &ntop_ports, 0444);
 MODULE_PARM_DESC(top_ports, "ports (either side) that always get the top band, e.g. 21,22,23");
 
+static char *netns = "ask";
+module_param(netns, charp, 0444);
+MODULE_PARM_DESC(netns, "where srff is enabled: ask (the initial namespace; another one when its admin turns it on, the default), all (every namespace from its creation) or host (the initial namespace only)");
+
+enum srff_netns_mode { SRFF_NETNS_ASK, SRFF_NETNS_ALL, SRFF_NETNS_HOST };
+
+static const char *const netns_names[] = {
+	[SRFF_NETNS_ASK] = "ask",
+	[SRFF_NETNS_ALL] = "all",
+	[SRFF_NETNS_HOST] = "host",
+};
+
 static const char *const udp_policy_names[] = {
 	[SRFF_UDP_TRACK] = "track",
 	[SRFF_UDP_TOP] = "top",
@@ -282,6 +294,10 @@ int srff_config_check(struct srff_config *c, const char **msg)
 		*msg = "auto thresholds must be 0 (as set) or 1 (learnt)";
 		return SRFF_A_AUTO_THRESHOLDS;
 	}
+	if (c->enabled > 1) {
+		*msg = "enabled must be 0 (off) or 1 (on)";
+		return SRFF_A_ENABLED;
+	}
 	if (c->ntop_ports > SRFF_MAX_TOP_PORTS) {
 		*msg = "at most 32 top ports";
 		return SRFF_A_TOP_PORTS;
@@ -305,6 +321,17 @@ static int name_index(const char *const *names, unsigned int n, const char *s)
 		if (sysfs_streq(names[i], s))
 			return i;
 	return -1;
+}
+
+static int netns_mode(void)
+{
+	return name_index(netns_names, ARRAY_SIZE(netns_names), netns);
+}
+
+/* Whether a new namespace starts with srff enabled (@host: the initial). */
+bool srff_config_enabled_at_init(bool host)
+{
+	return host || netns_mode() == SRFF_NETNS_ALL;
 }
 
 unsigned int srff_config_auto_min_flows(void)
@@ -382,6 +409,10 @@ int srff_config_params_check(void)
 		return -ENOMEM;
 	bad = srff_config_check(c, &msg);
 	kfree(c);
+	if (!bad && netns_mode() < 0) {
+		msg = "netns must be ask, all or host";
+		bad = 1;
+	}
 	if (!bad && hash_buckets > SRFF_MAX_HASH_BUCKETS) {
 		msg = "hash_buckets must be 0 (from max_flows) to 16777216";
 		bad = 1;
@@ -404,13 +435,18 @@ int srff_config_params_check(void)
  * initial one (!@host), max_flows may not exceed the module's max_flows
  * and gc_interval may not be shorter than the module's gc_interval_ms, so
  * the root of a user namespace gets no more memory or GC work than the
- * host allowed. Returns 0, or the attribute that is over the limit.
+ * host allowed; under netns=host, srff may not be enabled there at all.
+ * Returns 0, or the attribute that is over the limit.
  */
 int srff_config_check_limits(const struct srff_config *c, bool host,
 			     const char **msg)
 {
 	if (host)
 		return 0;
+	if (c->enabled && netns_mode() == SRFF_NETNS_HOST) {
+		*msg = "srff runs in the initial namespace only (module parameter netns=host)";
+		return SRFF_A_ENABLED;
+	}
 	if (c->max_flows > host_max_flows()) {
 		*msg = "max flows above the host's limit (module parameter max_flows)";
 		return SRFF_A_MAX_FLOWS;
@@ -437,12 +473,15 @@ struct srff_config *srff_config_get_locked(struct srff_net *sn)
  */
 void srff_config_swap(struct srff_net *sn, struct srff_config *c)
 {
+	struct srff_tracker *tr;
 	struct srff_config *old;
 
 	lockdep_assert_held(&sn->config_lock);
 	old = rcu_replace_pointer(sn->config, c,
 				  lockdep_is_held(&sn->config_lock));
-	WRITE_ONCE(sn->table.max_flows, c->max_flows);
+	tr = srff_tracker_locked(sn);
+	if (tr)
+		WRITE_ONCE(tr->table.max_flows, c->max_flows);
 	if (!old)
 		return;
 #ifdef SRFF_TEST_HOOKS

@@ -89,7 +89,7 @@ static bool other_pass(struct sk_buff *skb, const struct nf_hook_state *state)
  * skb->hash, which WireGuard keeps for the outer packet. The hash of the
  * inner key, not the socket's: it stays the same for the flow's life.
  */
-static noinline void wg_tag_inner(const struct srff_net *sn,
+static noinline void wg_tag_inner(const struct srff_tracker *tr,
 				  struct sk_buff *skb, unsigned int nhoff,
 				  u8 family)
 {
@@ -98,7 +98,7 @@ static noinline void wg_tag_inner(const struct srff_net *sn,
 	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
 		skb_get_hash(skb);
 	else
-		skb_set_hash(skb, srff_table_key_hash(&sn->table, &pkt.key),
+		skb_set_hash(skb, srff_table_key_hash(&tr->table, &pkt.key),
 			     PKT_HASH_TYPE_L4);
 }
 
@@ -163,9 +163,9 @@ static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
 unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state)
 {
-	struct srff_net *sn = priv;
-	struct srff_pcpu_stats __percpu *st = sn->stats;
-	const struct srff_config *c = rcu_dereference(sn->config);
+	struct srff_tracker *tr = priv;
+	struct srff_pcpu_stats __percpu *st = tr->stats;
+	const struct srff_config *c = rcu_dereference(tr->sn->config);
 	unsigned int nhoff = skb_network_offset(skb);
 	unsigned long now = jiffies;
 	unsigned int band, len;
@@ -175,12 +175,12 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
-	srff_test_hook_delay(c, &sn->table);
+	srff_test_hook_delay(c, &tr->table);
 	if (other_pass(skb, state))
 		goto encap;
 	if (unlikely(state->out && state->out->type == ARPHRD_NONE) &&
 	    is_wireguard(state->out)) {
-		wg_tag_inner(sn, skb, nhoff, family);
+		wg_tag_inner(tr, skb, nhoff, family);
 		goto encap;
 	}
 	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
@@ -209,7 +209,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	if (unlikely(c->ntop_ports) && is_top_port(c, &pkt))
 		goto top;
 
-	f = srff_table_find(&sn->table, &pkt.key);
+	f = srff_table_find(&tr->table, &pkt.key);
 	if (!f) {
 		/* A segment with no data yet (SYN, SYN-ACK, RST, pure ACK)
 		 * creates no flow: its band is the top one anyway, and a
@@ -221,11 +221,11 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 			band = 0;
 			goto mark;
 		}
-		f = srff_table_get(&sn->table, &pkt.key, now, &created);
+		f = srff_table_get(&tr->table, &pkt.key, now, &created);
 		if (IS_ERR(f)) {
 			if (PTR_ERR(f) == -ENOSPC) {
 				this_cpu_inc(st->table_full);
-				srff_gc_kick(sn);
+				srff_gc_kick(tr);
 			} else {
 				this_cpu_inc(st->alloc_failed);
 			}
@@ -236,11 +236,11 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		}
 		if (created) {
 			this_cpu_inc(st->created);
-			if (unlikely(srff_table_pressure(&sn->table)))
-				srff_gc_kick(sn);
+			if (unlikely(srff_table_pressure(&tr->table)))
+				srff_gc_kick(tr);
 		}
 	} else if (unlikely(pkt.tcp_syn)) {
-		srff_flow_restart(&sn->table, f, now);	/* a reused 4-tuple */
+		srff_flow_restart(&tr->table, f, now);	/* a reused 4-tuple */
 	}
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
@@ -248,7 +248,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	/* What the qdisc will count: every segment of a GSO skb, headers
 	 * included (srff_wire_len).
 	 */
-	before = srff_flow_account(&sn->table, f, len, now, c->idle_reset);
+	before = srff_flow_account(&tr->table, f, len, now, c->idle_reset);
 	if (c->idle_reset) {
 		int pending = tcp_pending(skb, &pkt);
 

@@ -58,7 +58,7 @@ MODULE_PARM_DESC(test_hook_delay_us, "TEST BUILD: busy-wait this long in the hoo
 
 static bool test_unsafe_teardown;
 module_param(test_unsafe_teardown, bool, 0444);
-MODULE_PARM_DESC(test_unsafe_teardown, "TEST BUILD: unregister the hooks in .exit, not .pre_exit (the use-after-free this build must show)");
+MODULE_PARM_DESC(test_unsafe_teardown, "TEST BUILD: unregister the hooks in .exit, not .pre_exit, and free a disabled namespace's tracker without waiting (the use-after-frees this build must show)");
 
 /* Hold @c and @t across a delay, then read them: a teardown that frees
  * them under a packet in the hook is a use-after-free KASAN reports.
@@ -121,25 +121,27 @@ static const struct nf_hook_ops srff_ops_template[] = {
 	},
 };
 
-void srff_stats_read(struct srff_net *sn, struct srff_stats *st)
+void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
 {
 	BUILD_BUG_ON(sizeof(struct srff_pcpu_stats) % sizeof(u64));
 	memset(st, 0, sizeof(*st));
-	srff_pcpu_sum_u64((u64 *)&st->sum, sn->stats, sizeof(st->sum));
-	st->flows = srff_table_count(&sn->table);
-	st->max_flows = READ_ONCE(sn->table.max_flows);
-	st->gc_freed = atomic64_read(&sn->table.gc_freed);
-	st->fin_retired = atomic64_read(&sn->table.fin_retired);
-	st->flushed = atomic64_read(&sn->table.flushed);
-	st->gc_runs = atomic64_read(&sn->table.gc_runs);
-	st->gc_early = atomic64_read(&sn->gc_early);
-	st->evicted = atomic64_read(&sn->table.evicted);
 	st->flows_host = atomic_read(&srff_host_flows.count);
 	st->max_flows_host = READ_ONCE(srff_host_flows.max);
-	st->gc_last_us = div_u64(atomic64_read(&sn->gc_last_ns), NSEC_PER_USEC);
-	st->gc_last_chain = READ_ONCE(sn->table.gc_last_chain);
-	st->auto_flows = READ_ONCE(sn->auto_flows);
-	st->auto_changes = atomic64_read(&sn->auto_changes);
+	if (!tr)		/* srff is disabled here: nothing counted */
+		return;
+	srff_pcpu_sum_u64((u64 *)&st->sum, tr->stats, sizeof(st->sum));
+	st->flows = srff_table_count(&tr->table);
+	st->max_flows = READ_ONCE(tr->table.max_flows);
+	st->gc_freed = atomic64_read(&tr->table.gc_freed);
+	st->fin_retired = atomic64_read(&tr->table.fin_retired);
+	st->flushed = atomic64_read(&tr->table.flushed);
+	st->gc_runs = atomic64_read(&tr->table.gc_runs);
+	st->gc_early = atomic64_read(&tr->gc_early);
+	st->evicted = atomic64_read(&tr->table.evicted);
+	st->gc_last_us = div_u64(atomic64_read(&tr->gc_last_ns), NSEC_PER_USEC);
+	st->gc_last_chain = READ_ONCE(tr->table.gc_last_chain);
+	st->auto_flows = READ_ONCE(tr->auto_flows);
+	st->auto_changes = atomic64_read(&tr->auto_changes);
 }
 
 static unsigned long gc_interval(struct srff_net *sn)
@@ -160,27 +162,32 @@ static unsigned long gc_interval(struct srff_net *sn)
  * histogram, and install new thresholds if they moved enough. A namespace
  * where no flow ended reads only the per-CPU reason counters, unless its
  * configuration changed (SRFF_AUTO_DIRTY_BIT: learning switched back on).
+ *
+ * It only tries config_lock: srff_tracker_stop holds that lock while it
+ * waits for this worker to finish (cancel_delayed_work_sync). A busy lock
+ * leaves the update to the next GC run.
  */
 #define SRFF_AUTO_PERIOD	HZ
 
-static void auto_step(struct srff_net *sn)
+static void auto_step(struct srff_tracker *tr)
 {
-	struct srff_auto *a = sn->autoth;
+	struct srff_net *sn = tr->sn;
+	struct srff_auto *a = tr->autoth;
 	u64 th[SRFF_MAX_THRESHOLDS], ended;
 	struct srff_config *old, *c;
 	const char *msg;
 	unsigned int n;
 	bool on;
 
-	if (time_before(jiffies, sn->auto_next))
+	if (time_before(jiffies, tr->auto_next))
 		return;
-	sn->auto_next = jiffies + SRFF_AUTO_PERIOD;
-	ended = srff_table_sizes_ended(&sn->table);
+	tr->auto_next = jiffies + SRFF_AUTO_PERIOD;
+	ended = srff_table_sizes_ended(&tr->table);
 	if (ended != srff_auto_ended(&a->seen)) {
-		srff_table_sizes_read(&sn->table, &a->scratch);
+		srff_table_sizes_read(&tr->table, &a->scratch);
 		srff_auto_update(a, &a->scratch, srff_config_auto_min_flows());
-		WRITE_ONCE(sn->auto_flows, srff_auto_flows(a));
-	} else if (!test_and_clear_bit(SRFF_AUTO_DIRTY_BIT, &sn->gc_flags)) {
+		WRITE_ONCE(tr->auto_flows, srff_auto_flows(a));
+	} else if (!test_and_clear_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags)) {
 		return;		/* nothing new, and no new configuration */
 	}
 
@@ -192,7 +199,11 @@ static void auto_step(struct srff_net *sn)
 	if (!on || srff_auto_thresholds(a, n, srff_config_auto_min_flows(), th))
 		return;
 
-	mutex_lock(&sn->config_lock);
+	if (!mutex_trylock(&sn->config_lock)) {
+		set_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags);	/* next run */
+		tr->auto_next = jiffies;
+		return;
+	}
 	old = srff_config_get_locked(sn);
 	/* Still learning, with as many bands, and moved enough? */
 	if (!old->auto_thresholds || old->nthresholds != n ||
@@ -207,15 +218,16 @@ static void auto_step(struct srff_net *sn)
 		goto out;
 	}
 	srff_config_swap(sn, c);
-	atomic64_inc(&sn->auto_changes);
+	atomic64_inc(&tr->auto_changes);
 out:
 	mutex_unlock(&sn->config_lock);
 }
 
 static void gc_worker(struct work_struct *work)
 {
-	struct srff_net *sn = container_of(to_delayed_work(work),
-					   struct srff_net, gc_work);
+	struct srff_tracker *tr = container_of(to_delayed_work(work),
+					       struct srff_tracker, gc_work);
+	struct srff_net *sn = tr->sn;
 	unsigned long idle;
 	u64 t0;
 
@@ -224,15 +236,15 @@ static void gc_worker(struct work_struct *work)
 	rcu_read_unlock();
 
 	t0 = ktime_get_ns();
-	srff_table_sweep(&sn->table, SRFF_SWEEP_GC, jiffies, idle);
-	auto_step(sn);
+	srff_table_sweep(&tr->table, SRFF_SWEEP_GC, jiffies, idle);
+	auto_step(tr);
 	t0 = ktime_get_ns() - t0;
-	atomic64_set(&sn->gc_last_ns, t0);
-	WRITE_ONCE(sn->gc_next_early, jiffies +
+	atomic64_set(&tr->gc_last_ns, t0);
+	WRITE_ONCE(tr->gc_next_early, jiffies +
 		   max_t(unsigned long, SRFF_GC_EARLY_GAP,
 			 SRFF_GC_EARLY_DUTY * nsecs_to_jiffies(t0)));
-	clear_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags);
-	queue_delayed_work(system_power_efficient_wq, &sn->gc_work,
+	clear_bit(SRFF_GC_KICKED_BIT, &tr->gc_flags);
+	queue_delayed_work(system_power_efficient_wq, &tr->gc_work,
 			   gc_interval(sn));
 }
 
@@ -240,23 +252,122 @@ static void gc_worker(struct work_struct *work)
  * The table is filling: sweep early (see SRFF_GC_EARLY_GAP). Any context,
  * the packet path included; at most one early sweep is queued at a time.
  */
-void srff_gc_kick(struct srff_net *sn)
+void srff_gc_kick(struct srff_tracker *tr)
 {
-	unsigned long now = jiffies, next = READ_ONCE(sn->gc_next_early);
+	unsigned long now = jiffies, next = READ_ONCE(tr->gc_next_early);
 
-	if (test_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags) ||
-	    test_and_set_bit(SRFF_GC_KICKED_BIT, &sn->gc_flags))
+	if (test_bit(SRFF_GC_KICKED_BIT, &tr->gc_flags) ||
+	    test_and_set_bit(SRFF_GC_KICKED_BIT, &tr->gc_flags))
 		return;
-	atomic64_inc(&sn->gc_early);
-	mod_delayed_work(system_power_efficient_wq, &sn->gc_work,
+	atomic64_inc(&tr->gc_early);
+	mod_delayed_work(system_power_efficient_wq, &tr->gc_work,
 			 time_after(next, now) ? next - now : 0);
 }
 
 /* The GC interval changed: run at the new pace from now on. */
-void srff_gc_reschedule(struct srff_net *sn)
+void srff_gc_reschedule(struct srff_tracker *tr)
 {
-	mod_delayed_work(system_power_efficient_wq, &sn->gc_work,
-			 gc_interval(sn));
+	mod_delayed_work(system_power_efficient_wq, &tr->gc_work,
+			 gc_interval(tr->sn));
+}
+
+/* Free what tracker_alloc allocated; nothing may look at @tr any more. */
+static void tracker_free(struct srff_tracker *tr)
+{
+	kfree(tr->autoth);
+	free_percpu(tr->stats);
+	srff_table_uninit(&tr->table);
+	kfree(tr);
+}
+
+static struct srff_tracker *tracker_alloc(struct srff_net *sn,
+					  const struct srff_config *c)
+{
+	struct srff_tracker *tr;
+
+	tr = kzalloc(sizeof(*tr), GFP_KERNEL_ACCOUNT);
+	if (!tr)
+		return NULL;
+	tr->sn = sn;
+	if (srff_table_init(&tr->table, srff_config_hash_buckets(c->max_flows),
+			    c->max_flows, &srff_host_flows)) {
+		kfree(tr);
+		return NULL;
+	}
+	tr->table.netns_ino = sn->net->ns.inum;
+	tr->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	tr->autoth = kzalloc(sizeof(*tr->autoth), GFP_KERNEL_ACCOUNT);
+	if (!tr->stats || !tr->autoth) {
+		tracker_free(tr);
+		return NULL;
+	}
+	tr->auto_next = jiffies;
+	tr->gc_next_early = jiffies;
+	/* Learn at the first GC run: flows may have ended before a stop. */
+	set_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags);
+	INIT_DEFERRABLE_WORK(&tr->gc_work, gc_worker);
+
+	BUILD_BUG_ON(ARRAY_SIZE(srff_ops_template) != ARRAY_SIZE(tr->ops));
+	memcpy(tr->ops, srff_ops_template, sizeof(tr->ops));
+	tr->ops[0].priv = tr;
+	tr->ops[1].priv = tr;
+	return tr;
+}
+
+/*
+ * Enable srff in @sn's namespace, with @c (checked; the configuration about
+ * to be published): allocate a tracker, publish it, then hook. Under
+ * config_lock, or at namespace init.
+ */
+int srff_tracker_start(struct srff_net *sn, const struct srff_config *c)
+{
+	struct srff_tracker *tr;
+	int err;
+
+	if (rcu_access_pointer(sn->tracker))
+		return 0;
+	tr = tracker_alloc(sn, c);
+	if (!tr)
+		return -ENOMEM;
+	rcu_assign_pointer(sn->tracker, tr);
+	err = nf_register_net_hooks(sn->net, tr->ops, ARRAY_SIZE(tr->ops));
+	if (err) {
+		RCU_INIT_POINTER(sn->tracker, NULL);
+		/* nf_register_net_hooks() may have registered the IPv4 hook
+		 * and unregistered it again when IPv6 failed; a packet may
+		 * still be in it, and unregistering does not wait (it frees
+		 * the old hook array with call_rcu). Netlink readers may
+		 * hold @tr too. Wait for both before freeing.
+		 */
+		synchronize_net();
+		tracker_free(tr);
+		return err;
+	}
+	queue_delayed_work(system_power_efficient_wq, &tr->gc_work,
+			   msecs_to_jiffies(c->gc_interval_ms));
+	return 0;
+}
+
+/*
+ * Disable srff in @sn's namespace, under config_lock: unpublish, unhook,
+ * wait for the packets in the hook and the netlink readers under RCU
+ * (unregistering does not wait: see srff_net_pre_exit), stop GC, free.
+ * The GC worker only tries config_lock (auto_step), so waiting for it
+ * here cannot deadlock. The flows go through call_rcu, as at GC.
+ */
+void srff_tracker_stop(struct srff_net *sn)
+{
+	struct srff_tracker *tr = srff_tracker_locked(sn);
+
+	if (!tr)
+		return;
+	RCU_INIT_POINTER(sn->tracker, NULL);
+	test_unhook_delay();
+	nf_unregister_net_hooks(sn->net, tr->ops, ARRAY_SIZE(tr->ops));
+	if (!unsafe_teardown())
+		synchronize_net();
+	cancel_delayed_work_sync(&tr->gc_work);
+	tracker_free(tr);
 }
 
 static int __net_init srff_net_init(struct net *net)
@@ -268,69 +379,24 @@ static int __net_init srff_net_init(struct net *net)
 
 	sn->net = net;
 	mutex_init(&sn->config_lock);
+	RCU_INIT_POINTER(sn->tracker, NULL);
 	c = srff_config_from_params();
 	if (!c)
 		return -ENOMEM;
+	c->enabled = srff_config_enabled_at_init(net_eq(net, &init_net));
 	if (srff_config_check(c, &msg)) {	/* checked at load: cannot fail */
-		err = -EINVAL;
-		goto err_config;
+		kfree(c);
+		return -EINVAL;
 	}
 	RCU_INIT_POINTER(sn->config, c);
-
-	err = srff_table_init(&sn->table, srff_config_hash_buckets(c->max_flows),
-			      c->max_flows, &srff_host_flows);
-	if (err)
-		goto err_config;
-	sn->table.netns_ino = net->ns.inum;
-
-	sn->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!sn->stats) {
-		err = -ENOMEM;
-		goto err_table;
+	if (c->enabled) {
+		err = srff_tracker_start(sn, c);
+		if (err) {
+			kfree(c);
+			return err;
+		}
 	}
-
-	sn->autoth = kzalloc(sizeof(*sn->autoth), GFP_KERNEL_ACCOUNT);
-	if (!sn->autoth) {
-		err = -ENOMEM;
-		goto err_stats_alloc;
-	}
-	sn->auto_next = jiffies;
-	sn->auto_flows = 0;
-	atomic64_set(&sn->auto_changes, 0);
-
-	INIT_DEFERRABLE_WORK(&sn->gc_work, gc_worker);
-	atomic64_set(&sn->gc_last_ns, 0);
-	atomic64_set(&sn->gc_early, 0);
-	sn->gc_next_early = jiffies;
-	sn->gc_flags = 0;
-
-	BUILD_BUG_ON(ARRAY_SIZE(srff_ops_template) != ARRAY_SIZE(sn->ops));
-	memcpy(sn->ops, srff_ops_template, sizeof(sn->ops));
-	sn->ops[0].priv = sn;
-	sn->ops[1].priv = sn;
-	err = nf_register_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
-	if (err)
-		goto err_stats;
-
-	queue_delayed_work(system_power_efficient_wq, &sn->gc_work,
-			   msecs_to_jiffies(c->gc_interval_ms));
 	return 0;
-
-err_stats:
-	/* nf_register_net_hooks() may have registered the IPv4 hook and
-	 * unregistered it again when IPv6 failed; a packet may still be in
-	 * it, and unregistering does not wait (it frees the old hook array
-	 * with call_rcu). Wait for it before freeing what it reads.
-	 */
-	synchronize_net();
-	kfree(sn->autoth);
-err_stats_alloc:
-	free_percpu(sn->stats);
-err_table:
-	srff_table_uninit(&sn->table);
-err_config:
-	kfree(c);
-	return err;
 }
 
 /*
@@ -340,36 +406,38 @@ err_config:
  * synchronize_rcu() between every .pre_exit and every .exit (cleanup_net,
  * free_exit_list), so: unhook in .pre_exit, free in .exit, when no packet
  * can be in srff_hook any more. This is what iptable_filter and nf_tables
- * do.
+ * do. No netlink request can race either: every socket of the namespace
+ * held a reference to it, and it is going away because none is left.
  */
 static void __net_exit srff_net_pre_exit(struct net *net)
 {
-	struct srff_net *sn = srff_pernet(net);
+	struct srff_tracker *tr = rcu_access_pointer(srff_pernet(net)->tracker);
 
-	if (!unsafe_teardown()) {
+	if (tr && !unsafe_teardown()) {
 		test_unhook_delay();
-		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+		nf_unregister_net_hooks(net, tr->ops, ARRAY_SIZE(tr->ops));
 	}
 }
 
 /*
  * Mirror of srff_net_init, after srff_net_pre_exit and a grace period:
- * no packet is in the hook, GC is stopped, then the statistics, the table
- * (its flows through call_rcu; module exit waits for them) and the config
- * are freed. GC may re-arm itself; cancel_delayed_work_sync() handles that.
+ * no packet is in the hook, GC is stopped, then the tracker (its flows
+ * through call_rcu; module exit waits for them) and the config are freed.
+ * GC may re-arm itself; cancel_delayed_work_sync() handles that.
  */
 static void __net_exit srff_net_exit(struct net *net)
 {
 	struct srff_net *sn = srff_pernet(net);
+	struct srff_tracker *tr = rcu_access_pointer(sn->tracker);
 
-	if (unsafe_teardown()) {
-		test_unhook_delay();
-		nf_unregister_net_hooks(net, sn->ops, ARRAY_SIZE(sn->ops));
+	if (tr) {
+		if (unsafe_teardown()) {
+			test_unhook_delay();
+			nf_unregister_net_hooks(net, tr->ops, ARRAY_SIZE(tr->ops));
+		}
+		cancel_delayed_work_sync(&tr->gc_work);
+		tracker_free(tr);
 	}
-	cancel_delayed_work_sync(&sn->gc_work);
-	kfree(sn->autoth);
-	free_percpu(sn->stats);
-	srff_table_uninit(&sn->table);
 	kfree(rcu_dereference_protected(sn->config, true));
 }
 

@@ -52,7 +52,7 @@ static struct netlink_range_validation max_flows_range = {
 	.min = SRFF_MAX_FLOWS_MIN, .max = SRFF_MAX_FLOWS_MAX,
 };
 
-static const struct nla_policy srff_set_policy[SRFF_A_AUTO_THRESHOLDS + 1] = {
+static const struct nla_policy srff_set_policy[SRFF_A_ENABLED + 1] = {
 	[SRFF_A_THRESHOLDS] = NLA_POLICY_NESTED(srff_items_u64_policy),
 	[SRFF_A_PRIORITIES] = NLA_POLICY_NESTED(srff_items_u32_policy),
 	[SRFF_A_CLASSID_MAJOR] = { .type = NLA_U16 },
@@ -66,6 +66,8 @@ static const struct nla_policy srff_set_policy[SRFF_A_AUTO_THRESHOLDS + 1] = {
 	[SRFF_A_IDLE_RESET_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &idle_reset_range),
 	[SRFF_A_STATS ... SRFF_A_SIZES] = { .type = NLA_REJECT },
 	[SRFF_A_AUTO_THRESHOLDS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[SRFF_A_FILTER_BAND ... SRFF_A_FILTER_MIN_BYTES] = { .type = NLA_REJECT },
+	[SRFF_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- replies ---------------------------------------------------------- */
@@ -128,7 +130,8 @@ static int fill_config(struct sk_buff *skb, const struct srff_config *c)
 	    nla_put_u32(skb, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority) ||
 	    nla_put_u8(skb, SRFF_A_APP_PRIORITY, c->app_priority) ||
 	    nla_put_u32(skb, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms) ||
-	    nla_put_u8(skb, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds))
+	    nla_put_u8(skb, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds) ||
+	    nla_put_u8(skb, SRFF_A_ENABLED, c->enabled))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -234,8 +237,8 @@ static int fill_stats_reply(struct sk_buff *msg, struct srff_net *sn)
 
 	rcu_read_lock();
 	nbands = rcu_dereference(sn->config)->nthresholds + 1;
+	srff_stats_read(rcu_dereference(sn->tracker), &st);
 	rcu_read_unlock();
-	srff_stats_read(sn, &st);
 	return fill_stats(msg, &st, nbands);
 }
 
@@ -289,13 +292,20 @@ static int fill_sizes(struct sk_buff *skb, const struct srff_sizes *h)
 
 static int fill_sizes_reply(struct sk_buff *msg, struct srff_net *sn)
 {
+	struct srff_tracker *tr;
 	struct srff_sizes *h;
 	int err;
 
 	h = kmalloc(sizeof(*h), GFP_KERNEL);	/* 2 KiB: not on the stack */
 	if (!h)
 		return -ENOMEM;
-	srff_table_sizes_read(&sn->table, h);
+	rcu_read_lock();
+	tr = rcu_dereference(sn->tracker);
+	if (tr)
+		srff_table_sizes_read(&tr->table, h);
+	else
+		memset(h, 0, sizeof(*h));	/* disabled: nothing counted */
+	rcu_read_unlock();
 	err = fill_sizes(msg, h);
 	kfree(h);
 	return err;
@@ -379,6 +389,8 @@ static int parse_config(struct genl_info *info, struct srff_config *c)
 		c->app_priority = nla_get_u8(a[SRFF_A_APP_PRIORITY]);
 	if (a[SRFF_A_IDLE_RESET_MS])
 		c->idle_reset_ms = nla_get_u32(a[SRFF_A_IDLE_RESET_MS]);
+	if (a[SRFF_A_ENABLED])
+		c->enabled = nla_get_u8(a[SRFF_A_ENABLED]);
 	/* Thresholds set by hand are fixed, unless the same request asks to
 	 * learn from them on. Learning with another number of bands (new
 	 * priorities, no thresholds) starts from the defaults for it.
@@ -397,7 +409,7 @@ static bool any_attr(struct nlattr **a)
 {
 	int i;
 
-	for (i = 0; i <= SRFF_A_AUTO_THRESHOLDS; i++)
+	for (i = 0; i <= SRFF_A_ENABLED; i++)
 		if (a[i])
 			return true;
 	return false;
@@ -408,8 +420,9 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	struct net *net = genl_info_net(info);
 	struct srff_net *sn = srff_pernet(net);
 	struct srff_config *old, *c;
+	struct srff_tracker *tr;
 	const char *msg = NULL;
-	bool new_gc_interval;
+	bool new_gc_interval, disable;
 	int bad, err;
 
 	if (!any_attr(info->attrs)) {
@@ -449,15 +462,28 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out_free;
 	}
-	/* The old config is freed by kfree_rcu() in the swap, and this is not
-	 * an RCU read section: compare before.
+	/* Turned on: the tracker first, so that a failure changes nothing.
+	 * Turned off: the tracker goes after the swap (its packets may read
+	 * either configuration). The old config is freed by kfree_rcu() in
+	 * the swap, and this is not an RCU read section: compare before.
 	 */
+	if (c->enabled && !old->enabled) {
+		err = srff_tracker_start(sn, c);
+		if (err) {
+			NL_SET_ERR_MSG(info->extack, "no memory for the flow table");
+			goto out_free;
+		}
+	}
+	disable = !c->enabled && old->enabled;
 	new_gc_interval = c->gc_interval_ms != old->gc_interval_ms;
-	if (c->auto_thresholds)		/* learn at the next GC, not later */
-		set_bit(SRFF_AUTO_DIRTY_BIT, &sn->gc_flags);
+	tr = srff_tracker_locked(sn);
+	if (tr && c->auto_thresholds)	/* learn at the next GC, not later */
+		set_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags);
 	srff_config_swap(sn, c);
-	if (new_gc_interval)
-		srff_gc_reschedule(sn);
+	if (disable)
+		srff_tracker_stop(sn);
+	else if (tr && new_gc_interval)
+		srff_gc_reschedule(tr);
 	mutex_unlock(&sn->config_lock);
 	return 0;
 
@@ -471,8 +497,16 @@ out:
 static int srff_nl_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct srff_net *sn = srff_pernet(genl_info_net(info));
+	struct srff_tracker *tr;
 
-	srff_table_sweep(&sn->table, SRFF_SWEEP_FLUSH, jiffies, 0);
+	/* The sweep sleeps (cond_resched): hold off a stop with the lock,
+	 * not with RCU.
+	 */
+	mutex_lock(&sn->config_lock);
+	tr = srff_tracker_locked(sn);
+	if (tr)
+		srff_table_sweep(&tr->table, SRFF_SWEEP_FLUSH, jiffies, 0);
+	mutex_unlock(&sn->config_lock);
 	return 0;
 }
 
@@ -585,8 +619,9 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 	struct srff_dump_ctx *ctx = (struct srff_dump_ctx *)cb->ctx;
 	struct srff_net *sn = srff_pernet(sock_net(skb->sk));
 	struct dump_arg d = { .skb = skb, .cb = cb, .band = -1 };
-	unsigned int gen = (unsigned int)atomic_read(&sn->table.gen);
+	struct srff_tracker *tr;
 	const struct nlattr *a;
+	unsigned int gen;
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
@@ -597,14 +632,23 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, SRFF_A_FILTER_MIN_BYTES);
 	if (a)
 		d.min_bytes = nla_get_u64(a);
+
+	rcu_read_lock();
+	/* Disabled: no flows (and a dump that saw srff switched off and on
+	 * again walks the new table from where it was).
+	 */
+	tr = rcu_dereference(sn->tracker);
+	if (!tr) {
+		rcu_read_unlock();
+		return 0;
+	}
+	gen = (unsigned int)atomic_read(&tr->table.gen);
 	/* Resuming a split bucket that changed since: positions in it moved,
 	 * a flow may be skipped or repeated.
 	 */
 	d.intr = ctx->walk.pos && gen != ctx->gen;
-
-	rcu_read_lock();
 	d.config = rcu_dereference(sn->config);
-	err = srff_table_walk(&sn->table, &ctx->walk, &srff_dump_ops, &d);
+	err = srff_table_walk(&tr->table, &ctx->walk, &srff_dump_ops, &d);
 	rcu_read_unlock();
 	if (ctx->walk.pos)
 		ctx->gen = gen;		/* read before the walk: conservative */

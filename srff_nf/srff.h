@@ -31,6 +31,7 @@ struct srff_config {
 	u8 udp_policy;				/* enum srff_udp_policy */
 	u8 app_priority;			/* enum srff_app_prio */
 	u8 auto_thresholds;			/* 1: learnt (auto.h) */
+	u8 enabled;				/* 1: hooked, with a tracker */
 	u32 idle_timeout_ms;
 	u32 gc_interval_ms;
 	u32 idle_reset_ms;			/* 0: off */
@@ -59,11 +60,15 @@ struct srff_pcpu_stats {
 	u64 encap_pkts;		/* passes another pass classifies (hook.c) */
 };
 
-/* Per-namespace state, net_generic(net, srff_net_id). */
-struct srff_net {
-	struct net *net;
-	struct srff_config __rcu *config;
-	struct mutex config_lock;		/* serialises config writers */
+/*
+ * What a namespace where srff is enabled has (SRFF_A_ENABLED): its hooks,
+ * its flow table, its statistics and its GC. Allocated when srff is
+ * enabled there and freed when it is disabled or the namespace goes away,
+ * so a namespace that does not use srff pays only for struct srff_net and
+ * its configuration (main.c: srff_tracker_start, srff_tracker_stop).
+ */
+struct srff_tracker {
+	struct srff_net *sn;
 	struct srff_table table;
 	struct srff_pcpu_stats __percpu *stats;
 	struct delayed_work gc_work;
@@ -80,6 +85,20 @@ struct srff_net {
 
 #define SRFF_GC_KICKED_BIT	0	/* an early sweep is queued */
 #define SRFF_AUTO_DIRTY_BIT	1	/* config changed: recompute auto */
+
+/* Per-namespace state, net_generic(net, srff_net_id). */
+struct srff_net {
+	struct net *net;
+	struct srff_config __rcu *config;
+	struct mutex config_lock;		/* serialises config writers,
+						 * and starts and stops the
+						 * tracker */
+	/* NULL while srff is disabled here. Readers: the hook (its .priv),
+	 * the GC worker (its own), and netlink under rcu_read_lock or
+	 * config_lock; srff_tracker_stop waits for them before freeing.
+	 */
+	struct srff_tracker __rcu *tracker;
+};
 
 /* Summed statistics, for netlink. */
 struct srff_stats {
@@ -121,6 +140,7 @@ unsigned int srff_config_auto_min_flows(void);
 void srff_config_auto_default(struct srff_config *c, unsigned int n);
 int srff_config_check_limits(const struct srff_config *c, bool host,
 			     const char **msg);
+bool srff_config_enabled_at_init(bool host);
 
 static inline u32 srff_band_priority(const struct srff_config *c,
 				     unsigned int band)
@@ -135,9 +155,17 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state);
 
 /* main.c */
-void srff_stats_read(struct srff_net *sn, struct srff_stats *st);
-void srff_gc_reschedule(struct srff_net *sn);
-void srff_gc_kick(struct srff_net *sn);
+void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st);
+void srff_gc_reschedule(struct srff_tracker *tr);
+void srff_gc_kick(struct srff_tracker *tr);
+int srff_tracker_start(struct srff_net *sn, const struct srff_config *c);
+void srff_tracker_stop(struct srff_net *sn);
+
+static inline struct srff_tracker *srff_tracker_locked(struct srff_net *sn)
+{
+	return rcu_dereference_protected(sn->tracker,
+					 lockdep_is_held(&sn->config_lock));
+}
 
 #ifdef SRFF_TEST_HOOKS
 /* Test builds only (make SRFF_TEST=1): widen race windows on purpose. */

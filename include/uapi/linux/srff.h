@@ -104,6 +104,10 @@ enum srff_attr {
 	SRFF_A_FILTER_BAND,	/* u8, GET_FLOWS request: only this band */
 	SRFF_A_FILTER_MIN_BYTES, /* u64, GET_FLOWS request: only flows that
 				  * sent at least this many bytes */
+	SRFF_A_ENABLED,		/* u8: 1 = srff marks this namespace's
+				 * packets (its flow table allocated), 0 =
+				 * off, nothing allocated. Module parameter
+				 * netns says where it starts on. */
 	__SRFF_A_MAX
 };
 #define SRFF_A_MAX (__SRFF_A_MAX - 1)
