@@ -74,6 +74,8 @@ static int send_config(const struct config *c)
 		err |= nla_put_u32(msg, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms);
 	if (c->has & CF_AUTO)
 		err |= nla_put_u8(msg, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds);
+	if (c->has & CF_ENABLED)
+		err |= nla_put_u8(msg, SRFF_A_ENABLED, c->enabled);
 	if (err) {
 		nlmsg_free(msg);
 		fprintf(stderr, "%s: the request does not fit in one message\n", prog);

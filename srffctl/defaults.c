@@ -218,6 +218,8 @@ void config_setconf(const struct config *file, const struct params *p,
 		memcpy(c->top_ports, file->top_ports, sizeof(c->top_ports));
 		c->ntop_ports = file->ntop_ports;
 	}
+	/* On or off as it is, unless the file says. */
+	c->enabled = file->enabled;
 
 	/*
 	 * ...and thresholds that go with the bands that makes: the file's;
@@ -248,5 +250,6 @@ void config_setconf(const struct config *file, const struct params *p,
 	}
 	c->has = CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT |
 		 CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS |
-		 CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO;
+		 CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO |
+		 (has & CF_ENABLED);
 }

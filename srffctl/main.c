@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nset keys: thresholds T1,T2,... | priorities P0,P1,... | classid MAJOR:|none | idle-timeout DUR |\n"
 		   "  gc-interval DUR | max-flows N | udp track|top|ignore | top-ports P,P,...|none |\n"
-		   "  untracked-priority P | app-priority keep|override | idle-reset DUR|off\n"
+		   "  untracked-priority P | app-priority keep|override | idle-reset DUR|off |\n"
+		   "  enabled on|off (off: nothing marked, nothing allocated in this namespace)\n"
 		   "Sizes as tc reads them: 1500, 16k, 1.5m, 4Mb (k/kb, m/mb, g/gb = 1024^n, any case;\n"
 		   "  Ki, Mi, Gi too); shown as tc shows them: 1500b, 16Kb, 4Mb.\n"
 		   "DUR: 2500ms, 2.5s, 1m (a bare number is ms).\n"

@@ -115,6 +115,7 @@ static struct nla_policy reply_policy[SRFF_A_MAX + 1] = {
 	[SRFF_A_FLOW] = { .type = NLA_NESTED },
 	[SRFF_A_SIZES] = { .type = NLA_NESTED },
 	[SRFF_A_AUTO_THRESHOLDS] = { .type = NLA_U8 },
+	[SRFF_A_ENABLED] = { .type = NLA_U8 },
 };
 
 static int valid_cb(struct nl_msg *m, void *arg)
@@ -162,6 +163,7 @@ static const char *const attr_keys[SRFF_A_MAX + 1] = {
 	[SRFF_A_APP_PRIORITY] = "app-priority",
 	[SRFF_A_IDLE_RESET_MS] = "idle-reset",
 	[SRFF_A_AUTO_THRESHOLDS] = "thresholds",
+	[SRFF_A_ENABLED] = "enabled",
 };
 
 static const char *attr_key(int type)
@@ -447,6 +449,8 @@ static int config_cb(struct nlattr **tb, void *arg)
 	GET(SRFF_A_APP_PRIORITY, app_priority, 8);
 	GET(SRFF_A_IDLE_RESET_MS, idle_reset_ms, 32);
 	GET(SRFF_A_AUTO_THRESHOLDS, auto_thresholds, 8);
+	c->enabled = 1;		/* a module without the attribute: always on */
+	GET(SRFF_A_ENABLED, enabled, 8);
 #undef GET
 	return 0;
 }

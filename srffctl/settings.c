@@ -72,7 +72,7 @@ int config_set_thresholds(struct config *c, char **args, int n, char *err,
 const char *const config_keys[] = {
 	"thresholds", "priorities", "classid", "idle-timeout", "gc-interval",
 	"max-flows", "udp", "top-ports", "untracked-priority", "app-priority",
-	"idle-reset", NULL,
+	"idle-reset", "enabled", NULL,
 };
 
 static int list_err(int ret, const char *key, const char *v, const char *example,
@@ -143,6 +143,14 @@ int config_set_key(struct config *c, const char *key, const char *v,
 		else if (parse_duration_ms(v, &c->idle_reset_ms))
 			return errf(err, errlen, "idle-reset: '%s' is not a duration (e.g. 1s) or off", v);
 		c->has |= CF_IDLE_RESET;
+	} else if (!strcmp(key, "enabled")) {
+		if (!strcmp(v, "on"))
+			c->enabled = 1;
+		else if (!strcmp(v, "off"))
+			c->enabled = 0;
+		else
+			return errf(err, errlen, "enabled: '%s' is not on or off", v);
+		c->has |= CF_ENABLED;
 	} else {
 		return errf(err, errlen, "unknown setting '%s' (see srffctl help)", key);
 	}
@@ -211,6 +219,12 @@ void config_print(const struct config *c, bool exact)
 
 	open_json_object(NULL);
 
+	/* Whether srff runs here at all: show says it first. Not saved: an
+	 * apply file tunes srff, and turning it on or off is `set enabled`.
+	 */
+	if (!exact)
+		print_text(c->enabled ? "enabled on\n" : "enabled off\n");
+
 	/* Learnt: "thresholds auto" (read back: learn them again), and the
 	 * ones in force as a comment (show).
 	 */
@@ -273,6 +287,7 @@ void config_print(const struct config *c, bool exact)
 		print_string(PRINT_FP, NULL, "idle-reset %s\n", dur(c->idle_reset_ms, b, sizeof(b)));
 	else
 		print_text("idle-reset off\n");
+	print_bool(PRINT_JSON, "enabled", NULL, c->enabled);
 
 	close_json_object();
 }

@@ -64,6 +64,7 @@ enum {
 	CF_IDLE_TIMEOUT = 1 << 3, CF_GC_INTERVAL = 1 << 4, CF_MAX_FLOWS = 1 << 5,
 	CF_UDP = 1 << 6, CF_TOP_PORTS = 1 << 7, CF_UNTRACKED = 1 << 8,
 	CF_APP_PRIO = 1 << 9, CF_IDLE_RESET = 1 << 10, CF_AUTO = 1 << 11,
+	CF_ENABLED = 1 << 12,
 };
 
 struct config {
@@ -79,6 +80,7 @@ struct config {
 	unsigned int ntop_ports;
 	uint32_t untracked_priority, idle_reset_ms;
 	uint8_t auto_thresholds;	/* 1: learnt by the kernel */
+	uint8_t enabled;		/* 1: srff marks this namespace's packets */
 };
 
 /* ---- settings.c ---- */

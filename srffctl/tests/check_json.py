@@ -12,7 +12,8 @@ d = json.loads(text)
 
 SHOW_KEYS = ["thresholds", "priorities", "classid", "classid_major", "idle_timeout_ms",
              "gc_interval_ms", "max_flows", "udp_policy", "top_ports",
-             "untracked_priority", "app_priority", "idle_reset_ms", "auto_thresholds"]
+             "untracked_priority", "app_priority", "idle_reset_ms", "auto_thresholds",
+             "enabled"]
 
 STATS_KEYS = ["flows", "max_flows", "flows_host", "max_flows_host", "created", "gc_freed",
               "fin_retired", "flushed", "evicted", "table_full", "alloc_failed",
@@ -36,7 +37,7 @@ elif mode == "show-defaults":
                  "idle_timeout_ms": 2500, "gc_interval_ms": 2500, "max_flows": 131072,
                  "udp_policy": "track", "top_ports": [], "untracked_priority": 0,
                  "app_priority": "override", "idle_reset_ms": 0,
-                 "auto_thresholds": False}, d
+                 "auto_thresholds": False, "enabled": True}, d
 elif mode == "show-auto":
     assert list(d) == SHOW_KEYS, list(d)
     assert d["thresholds"] == [1500, 5000] and d["auto_thresholds"] is True, d
@@ -48,7 +49,7 @@ elif mode == "show-busy":
     assert d["classid"] == "10:" and d["classid_major"] == 16 and d["udp_policy"] == "top"
     assert d["top_ports"] == [21, 22, 23, 65535] and d["app_priority"] == "keep"
     assert d["untracked_priority"] == "10:f" and d["idle_reset_ms"] == 300
-    assert d["auto_thresholds"] is False
+    assert d["auto_thresholds"] is False and d["enabled"] is False
 elif mode in ("stats", "stats-classid"):
     assert list(d) == STATS_KEYS, list(d)
     assert d["flows"] == 12 and d["untracked_bytes"] == 2**64 - 1 and d["gc_last_us"] == 1250

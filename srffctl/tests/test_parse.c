@@ -266,6 +266,11 @@ static void settings(void)
 	CHECK(config_set_key(&c, "idle-reset", "off", err, sizeof(err)) == 0 &&
 	      (c.has & CF_IDLE_RESET) && c.idle_reset_ms == 0);
 	CHECK(config_set_key(&c, "idle-reset", "1s", err, sizeof(err)) == 0 && c.idle_reset_ms == 1000);
+	CHECK(config_set_key(&c, "enabled", "off", err, sizeof(err)) == 0 && c.enabled == 0 &&
+	      (c.has & CF_ENABLED));
+	CHECK(config_set_key(&c, "enabled", "on", err, sizeof(err)) == 0 && c.enabled == 1);
+	CHECK(config_set_key(&c, "enabled", "yes", err, sizeof(err)) == -1 &&
+	      !strcmp(err, "enabled: 'yes' is not on or off") && c.enabled == 1);
 	CHECK(config_set_key(&c, "udp", "top", err, sizeof(err)) == 0 && c.udp_policy == SRFF_UDP_TOP);
 	CHECK(config_set_key(&c, "udp", "ignore", err, sizeof(err)) == 0 && c.udp_policy == SRFF_UDP_IGNORE);
 	CHECK(config_set_key(&c, "app-priority", "keep", err, sizeof(err)) == 0 &&
@@ -400,6 +405,7 @@ static const struct config defaults = {
 	.priorities = { 6, 0, 2 }, .npriorities = 3,
 	.idle_timeout_ms = 2500, .gc_interval_ms = 2500, .max_flows = 131072,
 	.udp_policy = SRFF_UDP_TRACK, .app_priority = SRFF_APP_PRIO_OVERRIDE,
+	.enabled = 1,
 };
 
 static const struct config busy = {
@@ -442,11 +448,16 @@ static void round_trip(void)
 	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
 	CHECK(strstr(text, "classid 10:\n") && strstr(text, "idle-reset 300ms\n") &&
 	      strstr(text, "priorities 6,0,1,10:2,3,4\n") && strstr(text, "top-ports 21,22,23,65535\n"));
+	/* save leaves out whether srff is on: an apply file tunes it */
+	CHECK(!strstr(text, "enabled"));
 	/* show's human units read back too */
 	CHECK(print_and_parse(&busy, false, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
+	/* show says first whether srff runs here, and that reads back */
+	CHECK(!strncmp(text, "enabled off\n", 12) && (back.has & CF_ENABLED) && back.enabled == 0);
 	CHECK(strstr(text, "thresholds 1500b 20000b 1000000b 4Mb 1501b\n") && strstr(text, "idle-timeout 1m\n"));
 	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
 	      same_config(&defaults, &back));
+	CHECK(!strncmp(text, "enabled on\n", 11) && back.enabled == 1);
 }
 
 /* A made-up /sys/module/srff/parameters: name=value pairs, as the kernel
@@ -553,6 +564,10 @@ static void setconf(void)
 	CHECK(setconf_string(dir, "thresholds 1500 5000\ntop-ports 22\n", &c) == 0 &&
 	      c.nthresholds == 2 && c.thresholds[1] == 5000 && c.auto_thresholds == 0 &&
 	      c.ntop_ports == 1 && c.top_ports[0] == 22);
+	/* setconf leaves srff on or off as it is, unless the file says */
+	CHECK(setconf_string(dir, "", &c) == 0 && !(c.has & CF_ENABLED));
+	CHECK(setconf_string(dir, "enabled off\n", &c) == 0 && (c.has & CF_ENABLED) &&
+	      c.enabled == 0);
 	/* what save writes, setconf restores as it was */
 	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0);
 	CHECK(setconf_string(dir, text, &c) == 0 && same_config(&busy, &c) &&
