@@ -130,6 +130,18 @@ out=$OUT
 check "class ids: srff's item says fixed and keep" grep -q "(fixed), priorities class ids 10:1..3, app-priority keep" \
 	<<<"$(jq -r .host.srff.why <<<"$out")"
 
+# srff loaded, but off in this namespace (module parameter netns=ask).
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":'"$PRIOMAP"'}}]' \
+	'{"thresholds":[16384,131072],"priorities":[6,0,2],"auto_thresholds":true,"app_priority":"override","enabled":false}'
+out=$("$CHECK" -j -s 0.1 eth9 2>"$T/err")
+check "disabled here: srff fails" test "$(jq -r .host.srff.status <<<"$out")" = fail
+check "disabled here: says off in this namespace, and how to turn it on" grep -q "off in this network namespace.*/ srffctl set enabled on" \
+	<<<"$(jq -r '.host.srff | .why + " / " + .fix' <<<"$out")"
+scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":3,"priomap":'"$PRIOMAP"'}}]' \
+	'{"thresholds":[16384,131072],"priorities":[6,0,2],"auto_thresholds":true,"app_priority":"override","enabled":true}'
+out=$("$CHECK" -j -s 0.1 eth9 2>"$T/err")
+check "enabled here: srff ok" test "$(jq -r .host.srff.status <<<"$out")" = ok
+
 scene '[{"kind":"prio","handle":"10:","root":true,"options":{"bands":8,"priomap":'"$PRIOMAP"'}}]' \
 	'{"thresholds":[1,2,3,4,5,6,7],"classid_major":16,"priorities":[1048577,1048578,1048579,1048580,1048581,1048582,1048583,1048584],"auto_thresholds":true,"app_priority":"override"}'
 verdict "8 bands by class id" qdisc ok "land in bands 0,1,2,3,4,5,6,7"
