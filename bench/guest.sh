@@ -50,7 +50,7 @@ BUCKET_BYTES=$(( MAXF / 2 * 8 ))
 policy_on() {
 	case $1 in
 	none) ;;
-	srff) insmod "${SRFF_KO:-srff_nf/srff.ko}" max_flows=$MAXF idle_timeout_ms=600000 ;;
+	srff) insmod "${SRFF_KO:-srff_nf/srff.ko}" netns=all max_flows=$MAXF idle_timeout_ms=600000 ;;
 	nft)
 		ip netns exec "$SND" nft -f - <<-'NFT'
 		table inet srffalt {
@@ -101,7 +101,7 @@ done
 # Memory: slab growth for 1M flows.
 echo "# memory and GC at 1M flows" >&2
 slab() { awk '/^Slab:/ {print $2 * 1024}' /proc/meminfo; }
-insmod "${SRFF_KO:-srff_nf/srff.ko}" max_flows=$MAXF idle_timeout_ms=600000 gc_interval_ms=60000
+insmod "${SRFF_KO:-srff_nf/srff.ko}" netns=all max_flows=$MAXF idle_timeout_ms=600000 gc_interval_ms=60000
 s0=$(slab)
 ip netns exec "$SND" $FLOOD 10.77.16.0 1000000 0.1 18 $NADDR >/dev/null
 s1=$(slab)

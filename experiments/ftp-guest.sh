@@ -131,8 +131,11 @@ for i in $(seq 100); do
 done
 ip netns exec "$SRV" ss -Hltn 'sport = :21' | grep -q . || { say "vsftpd did not start"; exit 1; }
 
-# srff, loaded once with its defaults; DEFAULT_PRIOS are its own priorities.
+# srff, loaded once with its defaults, and switched on in the server's
+# namespace (on by default in the initial one only); DEFAULT_PRIOS are its
+# own priorities.
 insmod "${SRFF_KO:-srff_nf/srff.ko}"
+"$CTL" -n "$SRV" set enabled on
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
 # srff_set KEY VALUE...: one srffctl set in the server's namespace.

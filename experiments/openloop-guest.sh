@@ -195,8 +195,11 @@ done
 ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
 
-# srff, loaded once; DEFAULT_PRIOS are the module's own priorities.
+# srff, loaded once, and switched on in the server's namespace (on by
+# default in the initial one only); DEFAULT_PRIOS are the module's own
+# priorities.
 insmod "${SRFF_KO:-srff_nf/srff.ko}"
+"$CTL" -n "$SRV" set enabled on
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
 # WEB_SRFF_SET="KEY VALUE ...": srffctl settings for the whole boot, before

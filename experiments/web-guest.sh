@@ -120,20 +120,27 @@ done
 ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
 
+# srff with its defaults, switched on in the server's namespace (on by
+# default in the initial one only).
+srff_insmod() {
+	insmod "${SRFF_KO:-srff_nf/srff.ko}" &&
+		ip netns exec "$SRV" srffctl/srffctl set enabled on
+}
+
 policy_on() {
 	case $1 in
 	unmarked) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null ;;
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
 	srff-default) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		      insmod "${SRFF_KO:-srff_nf/srff.ko}" ;;
+		      srff_insmod ;;
 	srff-idle-reset) ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-			 insmod "${SRFF_KO:-srff_nf/srff.ko}"
+			 srff_insmod
 			 ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;
 	srff-tuned) policy_on srff-th-16k-128k ;;
 	srff-th-*-*) local a b
 		     IFS=- read -r _ _ a b <<<"$1"
 		     ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
-		     insmod "${SRFF_KO:-srff_nf/srff.ko}"
+		     srff_insmod
 		     ip netns exec "$SRV" srffctl/srffctl set-thresholds "$a" "$b" ||
 			     { say "policy $1: bad thresholds"; exit 2; }
 		     ip netns exec "$SRV" srffctl/srffctl set idle-reset 100ms ;;

@@ -11,7 +11,10 @@
 #                           pointers to its namespace's config and table,
 #                           then reads them: the race window, made wide;
 #   test_unsafe_teardown=1  the namespace teardown unregisters the hooks in
-#                           .exit, as the buggy version did, not .pre_exit.
+#                           .exit, as the buggy version did, not .pre_exit;
+#                           and `srffctl set enabled off` frees the
+#                           namespace's tracker without waiting for the
+#                           packets in its hook (no synchronize_net).
 #
 #   A: senders (raw IP, GRE), several pinned to each CPU --> d0 (dummy)
 #
@@ -27,6 +30,10 @@
 # then also preempted *inside* the hook, holding its pointers, and at any
 # moment some are. They run at nice 19, so that rmmod and the kernel's
 # threads are not slowed down by them (a round takes ~20 s, not ~60 s).
+#
+# SRFF_UAF_KINDS=disable (tests/run-debug runs "rmmod disable", which
+# alternates) switches srff off in A (`srffctl set enabled off`) under the
+# senders instead of unloading it: the runtime teardown of one namespace.
 #
 # SRFF_UAF_KINDS=netns (or "rmmod netns") tears down by deleting a
 # namespace C instead: a raw-frame flood from A over a veth makes C's
@@ -145,22 +152,30 @@ kasan_after() {
 }
 
 # round_rmmod TAG UNSAFE: the senders run while srff is loaded, then rmmod
-# under them. Sets K.
+# under them. round_disable: srff is switched off in A under them instead
+# (srffctl set enabled off), and unloaded after. Set K.
 SENDERS=()
 # lib.sh's cleanup kills and waits for the background jobs: a stopped
 # sender would never die of it.
 trap '[ ${#SENDERS[@]} -eq 0 ] || kill -CONT "${SENDERS[@]}" 2>/dev/null; default_cleanup' EXIT
-round_rmmod() {
-	local tag=$1 unsafe=$2
+round_senders() {	# round_senders TAG UNSAFE rmmod|disable
+	local tag=$1 unsafe=$2 how=$3
 	dmesg -c >"$dir/$tag.before.dmesg"
 	srff_load "${params[@]}" test_unsafe_teardown="$unsafe" >/dev/null
 	kill -CONT "${SENDERS[@]}"
 	# Long enough for every sender to be in the hook a few times.
 	sleep 1
-	rmmod srff || fail "rmmod srff"
+	if [ "$how" = disable ]; then
+		ip netns exec "$A" "$SRFFCTL" set enabled off || fail "srffctl set enabled off"
+	else
+		rmmod srff || fail "rmmod srff"
+	fi
 	kill -STOP "${SENDERS[@]}"
+	srff_unload || fail "rmmod srff"
 	K=$(kasan_after "$tag")
 }
+round_rmmod() { round_senders "$1" "$2" rmmod; }
+round_disable() { round_senders "$1" "$2" disable; }
 
 # round_netns TAG UNSAFE: C answers the blaster in A through its hook, and
 # is deleted under it; then srff is unloaded with no load. Sets K.
@@ -187,7 +202,7 @@ round_netns() {
 # A small table: the teardown sweeps every bucket, in every namespace.
 params=(test_hook_delay_us="$delay" hash_buckets=64)
 setup_ns A
-if [[ " $kinds " == *" rmmod "* ]]; then
+if [[ " $kinds " == *" rmmod "* || " $kinds " == *" disable "* ]]; then
 	ip -n "$A" link add d0 type dummy
 	ip -n "$A" addr add 10.99.0.1/24 dev d0
 	ip -n "$A" link set d0 up

@@ -108,10 +108,14 @@ default_cleanup() {
 }
 trap default_cleanup EXIT
 
-# srff_load [param=value...]
+# srff_load [param=value...]: with netns=all unless a netns= is given, as
+# the tests send from namespaces of their own (srff's default, netns=ask,
+# is on in the initial namespace only: tests/kernel/netns.sh tests it).
 srff_load() {
+	local p ns=netns=all
+	for p in "$@"; do [[ $p == netns=* ]] && ns=; done
 	srff_unload || fail "srff still loaded and cannot be removed"
-	run insmod "$SRFF_KO" "$@" || fail "insmod srff.ko $*"
+	run insmod "$SRFF_KO" $ns "$@" || fail "insmod srff.ko $ns $*"
 }
 
 # wait_for TIMEOUT_S COMMAND...: poll COMMAND every 0.1 s until it succeeds.
@@ -177,6 +181,19 @@ setup_pair() {
 	fi
 	ip -n "$SND" link set veth0 up
 	ip -n "$RCV" link set veth1 up
+}
+
+# bulk_and_churn MIN: over setup_pair, a sink on RCV's port 5001, and from
+# SND a 1 GB transfer and short connections churning for 600 s (both
+# stopped by cleanup); returns once SND's srff has created MIN flows.
+bulk_and_churn() {
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
+	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :5001' | grep -q ." || fail "sink"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 1000000000 & BG_PIDS+=($!)
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-churn $RCV_IP4 5001 600 --on 0.5 --off 0.5 &
+	BG_PIDS+=($!)
+	wait_for 30 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j stats | jq .created) -ge $1 ]" ||
+		fail "no traffic"
 }
 
 # shaped_prio NS DEV RATE [BANDS]: tbf at the root, prio 10: under it.

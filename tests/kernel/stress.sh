@@ -130,7 +130,7 @@ rmmod)
 		a=$(rx)
 		wait_for 20 sh -c "[ \$(ip -n $RCV -j -s link show d0 | jq '.[0].stats64.rx.packets') -gt $((a + 100)) ]" ||
 			fail "traffic stalled without srff, round $i"
-		run insmod "$SRFF_KO" || fail "insmod under traffic, round $i"
+		run insmod "$SRFF_KO" netns=all || fail "insmod under traffic, round $i"
 	done
 	run rmmod srff || fail "final rmmod"
 	check "traffic flowed through 5 rounds of rmmod/insmod" true

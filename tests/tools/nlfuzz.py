@@ -48,6 +48,8 @@ SCALARS = {
     "SRFF_A_APP_PRIORITY": ("B", list(range(APP_MAX + 3)) + [255]),
     "SRFF_A_IDLE_RESET_MS": ("I", [0, 1, 60000, 3600000, 3600001, U32]),
     "SRFF_A_AUTO_THRESHOLDS": ("B", [0, 1, 2, 255]),
+    # Off and on again while traffic runs: the tracker freed and rebuilt.
+    "SRFF_A_ENABLED": ("B", [0, 1, 1, 1, 2, 255]),
 }
 # Nests of SRFF_A_ITEM: (item kind, item edges, usual count range).
 LISTS = {
@@ -167,6 +169,7 @@ def rules_broken(c, host_max_flows=None, host_gc_ms=None):
         ("app priority", c["SRFF_A_APP_PRIORITY"] <= APP_MAX),
         ("top ports", len(ports) <= 32 and all(ports)),
         ("auto thresholds 0 or 1", c["SRFF_A_AUTO_THRESHOLDS"] in (0, 1)),
+        ("enabled 0 or 1", c["SRFF_A_ENABLED"] in (0, 1)),
     ]
     return [what for what, ok in checks if not ok]
 
