@@ -31,6 +31,10 @@ if [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ]; th
 		{ echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
 fi
 export KVER SRFF_KO=$ko
+# The guest runs the host's srffctl: built here when this is run on its own
+# (make experiments builds it), not found missing inside the guest.
+[ -x srffctl/srffctl ] || make -s -C srffctl >/dev/null ||
+	{ echo "openloop: srffctl did not build (make srffctl)" >&2; exit 1; }
 dist=${WEB_DIST:-fb_hadoop}
 bn=${WEB_BOTTLENECK:-local}
 run=experiments/results/open-$dist-$bn-$(date -u +%Y%m%d-%H%M%S)
