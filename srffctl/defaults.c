@@ -218,8 +218,8 @@ void config_setconf(const struct config *file, const struct params *p,
 		memcpy(c->top_ports, file->top_ports, sizeof(c->top_ports));
 		c->ntop_ports = file->ntop_ports;
 	}
-	/* On or off as it is, unless the file says. */
-	c->enabled = file->enabled;
+	if (has & CF_ENABLED)	/* else on or off as it is: not sent */
+		c->enabled = file->enabled;
 
 	/*
 	 * ...and thresholds that go with the bands that makes: the file's;
