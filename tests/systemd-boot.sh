@@ -11,7 +11,7 @@
 #     file gives in a fresh namespace, and not what the defaults give;
 #   - srff.service was done before network-pre.target (the first flows of
 #     the boot are marked with the configured bands);
-#   - srff-qdisc@eth0.service put srff-qdisc's prio-fq tree on eth0.
+#   - srff-qdisc@eth0.service put srff-qdisc's ets tree (the default) on eth0.
 #
 # tests/packaging.sh (step 7, scratch machines only) calls this while both
 # packages are installed on this machine, with srff.service and
@@ -109,8 +109,8 @@ if [ "${1:-}" = --guest ]; then
 		test "$(state srff-qdisc@eth0.service)" = active
 	tree=$(tc qdisc show dev eth0 2>&1)
 	sed 's/^/#   /' <<<"$tree"
-	check "$kver: eth0 has prio 10: at the root, fq_codel in its bands" \
-		eval 'grep -q "^qdisc prio 10: root" <<<"$tree" && grep -q "^qdisc fq_codel .* parent 10:1" <<<"$tree"'
+	check "$kver: eth0 has ets 10: at the root, fq_codel in its bands" \
+		eval 'grep -q "^qdisc ets 10: root" <<<"$tree" && grep -q "^qdisc fq_codel .* parent 10:1" <<<"$tree"'
 	systemctl --failed --no-legend --plain 2>/dev/null | grep srff | sed 's/^/# failed: /'
 	exit $failed
 fi
