@@ -19,6 +19,9 @@
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/rcupdate.h>
 #include <linux/rculist.h>
 #include <linux/atomic.h>
 #include <linux/slab.h>

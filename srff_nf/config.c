@@ -116,7 +116,7 @@ MODULE_PARM_DESC(max_flows_total, "flows tracked by all namespaces together at m
 
 static unsigned int hash_buckets;
 module_param(hash_buckets, srff_count, 0444);
-MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace, 1..16777216 (default: max_flows / 2, power of two)");
+MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace at most; the table grows to it with its flows, 1..16777216 (default: max_flows / 2, power of two)");
 
 static unsigned int idle_timeout_ms = 2500;
 module_param(idle_timeout_ms, srff_ms, 0444);
@@ -178,8 +178,6 @@ static const char *const app_prio_names[] = {
 #define SRFF_DEFAULT_FLOWS_MAX	(1U << 20)
 /* All namespaces together: one flow per 16 KiB (~0.65 % of RAM). */
 #define SRFF_RAM_PER_HOST_FLOW	(16UL << 10)
-/* Buckets per namespace, at most: 128 MiB of bucket heads. */
-#define SRFF_MAX_HASH_BUCKETS	(1U << 24)
 
 static unsigned int default_max_flows(void)
 {
@@ -208,11 +206,10 @@ unsigned int srff_config_max_flows_host(void)
 		       host_max_flows(), SRFF_MAX_FLOWS_MAX);
 }
 
-unsigned int srff_config_hash_buckets(unsigned int flows)
+/* The most buckets a table grows to; 0: from its max_flows (table.c). */
+unsigned int srff_config_hash_buckets(void)
 {
-	if (hash_buckets)
-		return hash_buckets;
-	return max(roundup_pow_of_two(flows) / 2, 256UL);
+	return hash_buckets;
 }
 
 /* A priority is a pfifo_fast/prio band priority 0..15 or a major:minor. */
@@ -413,7 +410,7 @@ int srff_config_params_check(void)
 		msg = "netns must be ask, all or host";
 		bad = 1;
 	}
-	if (!bad && hash_buckets > SRFF_MAX_HASH_BUCKETS) {
+	if (!bad && hash_buckets > SRFF_TABLE_MAX_BUCKETS) {
 		msg = "hash_buckets must be 0 (from max_flows) to 16777216";
 		bad = 1;
 	}

@@ -76,7 +76,7 @@ void srff_test_hook_delay(const struct srff_config *c,
 	}
 	udelay(us);
 	(void)READ_ONCE(c->nthresholds);
-	(void)READ_ONCE(t->buckets[0].first);
+	(void)READ_ONCE(rcu_dereference(t->tbl)->b[0].first);
 }
 #define unsafe_teardown() READ_ONCE(test_unsafe_teardown)
 
@@ -142,6 +142,9 @@ void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
 	st->gc_last_chain = READ_ONCE(tr->table.gc_last_chain);
 	st->auto_flows = READ_ONCE(tr->auto_flows);
 	st->auto_changes = atomic64_read(&tr->auto_changes);
+	st->buckets = srff_table_buckets(&tr->table);
+	st->grown = atomic64_read(&tr->table.grown);
+	st->shrunk = atomic64_read(&tr->table.shrunk);
 }
 
 static unsigned long gc_interval(struct srff_net *sn)
@@ -237,6 +240,7 @@ static void gc_worker(struct work_struct *work)
 
 	t0 = ktime_get_ns();
 	srff_table_sweep(&tr->table, SRFF_SWEEP_GC, jiffies, idle);
+	srff_table_resize(&tr->table, 0);	/* shrink, if it emptied */
 	auto_step(tr);
 	t0 = ktime_get_ns() - t0;
 	atomic64_set(&tr->gc_last_ns, t0);
@@ -264,6 +268,28 @@ void srff_gc_kick(struct srff_tracker *tr)
 			 time_after(next, now) ? next - now : 0);
 }
 
+static void resize_worker(struct work_struct *work)
+{
+	struct srff_tracker *tr = container_of(work, struct srff_tracker,
+					       resize_work);
+
+	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
+	srff_table_resize(&tr->table, 0);
+}
+
+/*
+ * The table holds more than two flows per bucket: grow it, in process
+ * context (table.c). Any context, the packet path included; one resize is
+ * queued at a time, and it sizes the table from the count it then finds.
+ */
+void srff_resize_kick(struct srff_tracker *tr)
+{
+	if (test_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags) ||
+	    test_and_set_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags))
+		return;
+	queue_work(system_unbound_wq, &tr->resize_work);
+}
+
 /* The GC interval changed: run at the new pace from now on. */
 void srff_gc_reschedule(struct srff_tracker *tr)
 {
@@ -289,7 +315,7 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	if (!tr)
 		return NULL;
 	tr->sn = sn;
-	if (srff_table_init(&tr->table, srff_config_hash_buckets(c->max_flows),
+	if (srff_table_init(&tr->table, srff_config_hash_buckets(),
 			    c->max_flows, &srff_host_flows)) {
 		kfree(tr);
 		return NULL;
@@ -306,6 +332,7 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	/* Learn at the first GC run: flows may have ended before a stop. */
 	set_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags);
 	INIT_DEFERRABLE_WORK(&tr->gc_work, gc_worker);
+	INIT_WORK(&tr->resize_work, resize_worker);
 
 	BUILD_BUG_ON(ARRAY_SIZE(srff_ops_template) != ARRAY_SIZE(tr->ops));
 	memcpy(tr->ops, srff_ops_template, sizeof(tr->ops));
@@ -367,6 +394,7 @@ void srff_tracker_stop(struct srff_net *sn)
 	if (!unsafe_teardown())
 		synchronize_net();
 	cancel_delayed_work_sync(&tr->gc_work);
+	cancel_work_sync(&tr->resize_work);
 	tracker_free(tr);
 }
 
@@ -436,6 +464,7 @@ static void __net_exit srff_net_exit(struct net *net)
 			nf_unregister_net_hooks(net, tr->ops, ARRAY_SIZE(tr->ops));
 		}
 		cancel_delayed_work_sync(&tr->gc_work);
+		cancel_work_sync(&tr->resize_work);
 		tracker_free(tr);
 	}
 	kfree(rcu_dereference_protected(sn->config, true));

@@ -173,7 +173,10 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    nla_put_u32(skb, SRFF_STATS_A_FLOWS_HOST, st->flows_host) ||
 	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host) ||
 	    put_u64(skb, SRFF_STATS_A_AUTO_FLOWS, st->auto_flows, SRFF_STATS_A_PAD) ||
-	    put_u64(skb, SRFF_STATS_A_AUTO_CHANGES, st->auto_changes, SRFF_STATS_A_PAD))
+	    put_u64(skb, SRFF_STATS_A_AUTO_CHANGES, st->auto_changes, SRFF_STATS_A_PAD) ||
+	    nla_put_u32(skb, SRFF_STATS_A_BUCKETS, st->buckets) ||
+	    put_u64(skb, SRFF_STATS_A_GROWN, st->grown, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_SHRUNK, st->shrunk, SRFF_STATS_A_PAD))
 		return -EMSGSIZE;
 
 	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);
@@ -522,6 +525,7 @@ struct dump_arg {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const struct srff_config *config;
+	const struct srff_walk *walk;
 	unsigned int mark;	/* skb->len where the current bucket began */
 	bool intr;		/* flag this message NLM_F_DUMP_INTR */
 	int band;		/* filter: -1 = every band */
@@ -557,7 +561,8 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 		return 0;
 	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &srff_genl_family,
-			  NLM_F_MULTI | (d->intr ? NLM_F_DUMP_INTR : 0),
+			  NLM_F_MULTI |
+			  (d->intr || d->walk->resized ? NLM_F_DUMP_INTR : 0),
 			  SRFF_CMD_GET_FLOWS);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -611,14 +616,16 @@ static const struct srff_walk_ops srff_dump_ops = {
 
 /*
  * Each message holds whole hash buckets (srff_table_walk), so a busy table
- * does not make the dump inconsistent. The filters were validated by the
+ * does not make the dump inconsistent; a resize between two messages does,
+ * and the dump says so (NLM_F_DUMP_INTR: srffctl dumps again). The filters were validated by the
  * core against srff_dump_policy before the first call.
  */
 static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct srff_dump_ctx *ctx = (struct srff_dump_ctx *)cb->ctx;
 	struct srff_net *sn = srff_pernet(sock_net(skb->sk));
-	struct dump_arg d = { .skb = skb, .cb = cb, .band = -1 };
+	struct dump_arg d = { .skb = skb, .cb = cb, .band = -1,
+			      .walk = &ctx->walk };
 	struct srff_tracker *tr;
 	const struct nlattr *a;
 	unsigned int gen;
@@ -652,6 +659,13 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 	rcu_read_unlock();
 	if (ctx->walk.pos)
 		ctx->gen = gen;		/* read before the walk: conservative */
+	/* The table was resized since the dump began: its last message, even
+	 * NLMSG_DONE alone, says so too (the core's consistency check).
+	 */
+	if (ctx->walk.resized) {
+		cb->prev_seq = 1;
+		cb->seq = 2;
+	}
 
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;	/* full: resume at the cursor */

@@ -72,6 +72,7 @@ struct srff_tracker {
 	struct srff_table table;
 	struct srff_pcpu_stats __percpu *stats;
 	struct delayed_work gc_work;
+	struct work_struct resize_work;		/* grows the table */
 	atomic64_t gc_last_ns;			/* the latest sweep's duration */
 	unsigned long gc_next_early;		/* jiffies: no early GC before */
 	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
@@ -85,6 +86,7 @@ struct srff_tracker {
 
 #define SRFF_GC_KICKED_BIT	0	/* an early sweep is queued */
 #define SRFF_AUTO_DIRTY_BIT	1	/* config changed: recompute auto */
+#define SRFF_RESIZE_QUEUED_BIT	2	/* resize_work is queued */
 
 /* Per-namespace state, net_generic(net, srff_net_id). */
 struct srff_net {
@@ -117,6 +119,9 @@ struct srff_stats {
 	u32 max_flows_host;
 	u64 auto_flows;
 	u64 auto_changes;
+	u32 buckets;
+	u64 grown;
+	u64 shrunk;
 };
 
 extern unsigned int srff_net_id;
@@ -134,7 +139,7 @@ int srff_config_check(struct srff_config *c, const char **msg);
 void srff_config_swap(struct srff_net *sn, struct srff_config *c);
 struct srff_config *srff_config_get_locked(struct srff_net *sn);
 int srff_config_params_check(void);
-unsigned int srff_config_hash_buckets(unsigned int flows);
+unsigned int srff_config_hash_buckets(void);
 unsigned int srff_config_max_flows_host(void);
 unsigned int srff_config_auto_min_flows(void);
 void srff_config_auto_default(struct srff_config *c, unsigned int n);
@@ -158,6 +163,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st);
 void srff_gc_reschedule(struct srff_tracker *tr);
 void srff_gc_kick(struct srff_tracker *tr);
+void srff_resize_kick(struct srff_tracker *tr);
 int srff_tracker_start(struct srff_net *sn, const struct srff_config *c);
 void srff_tracker_stop(struct srff_net *sn);
 

@@ -36,37 +36,99 @@ u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key)
 	return flow_hash(t, key);
 }
 
-static spinlock_t *bucket_lock(struct srff_table *t, unsigned int bucket)
+/* The lock of every flow whose hash is @hash, in any array (table.h). */
+static spinlock_t *hash_lock(struct srff_table *t, u32 hash)
 {
-	return &t->locks[bucket & t->lock_mask];
+	return &t->locks[hash & t->lock_mask];
 }
 
-int srff_table_init(struct srff_table *t, unsigned int buckets,
+static struct hlist_head *bucket_of(struct srff_buckets *a, u32 hash)
+{
+	return &a->b[hash & a->mask];
+}
+
+/* The flow whose node[@idx] is @n. */
+static struct srff_flow *node_flow(const struct hlist_node *n, unsigned int idx)
+{
+	return (struct srff_flow *)((char *)n - offsetof(struct srff_flow, node) -
+				    idx * sizeof(struct hlist_node));
+}
+
+/* Every flow of bucket @head of an array linking by node[@idx], under RCU
+ * or the bucket's lock.
+ */
+#define for_each_bucket_flow(f, pos, head, idx)				\
+	for (pos = rcu_dereference_raw(hlist_first_rcu(head));		\
+	     pos && ((f) = node_flow(pos, (idx)), 1);			\
+	     pos = rcu_dereference_raw(hlist_next_rcu(pos)))
+
+/* The array lookups walk. Caller holds rcu_read_lock, or resize_lock. */
+static struct srff_buckets *table_tbl(const struct srff_table *t)
+{
+	return rcu_dereference_check(t->tbl, lockdep_is_held(&t->resize_lock));
+}
+
+static struct srff_buckets *buckets_alloc(unsigned int n, unsigned int node)
+{
+	struct srff_buckets *a;
+	unsigned int i;
+
+	a = kvzalloc(struct_size(a, b, n), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return NULL;
+	for (i = 0; i < n; i++)
+		INIT_HLIST_HEAD(&a->b[i]);
+	a->mask = n - 1;
+	a->node = node;
+	return a;
+}
+
+/* The most buckets @t may grow to: max_buckets, or from max_flows as
+ * srff_config_hash_buckets() documents (max_flows / 2, rounded up to a
+ * power of two), never fewer than it has locks.
+ */
+static unsigned int table_max_buckets(const struct srff_table *t)
+{
+	unsigned long n = t->max_buckets;
+
+	if (!n)
+		n = roundup_pow_of_two(max_t(unsigned int,
+					     READ_ONCE(t->max_flows), 2)) / 2;
+	n = min_t(unsigned long, n, SRFF_TABLE_MAX_BUCKETS);
+	return max_t(unsigned long, n, t->lock_mask + 1);
+}
+
+/*
+ * @max_buckets: the most buckets the table grows to (rounded up to a power
+ * of two), or 0 to follow max_flows. It starts with as many as it has locks,
+ * SRFF_MAX_LOCKS or fewer.
+ */
+int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 		    unsigned int max_flows, struct srff_table_shared *shared)
 {
 	unsigned int i, nlocks;
 
-	buckets = roundup_pow_of_two(buckets ? buckets : 1);
-	nlocks = min_t(unsigned int, buckets, SRFF_MAX_LOCKS);
+	t->max_buckets = max_buckets ?
+		roundup_pow_of_two(min_t(unsigned int, max_buckets,
+					 SRFF_TABLE_MAX_BUCKETS)) : 0;
+	t->max_flows = max_flows;
+	nlocks = t->max_buckets ?: SRFF_MAX_LOCKS;
+	nlocks = min_t(unsigned int, nlocks, SRFF_MAX_LOCKS);
 
-	t->buckets = kvcalloc(buckets, sizeof(*t->buckets), GFP_KERNEL_ACCOUNT);
-	if (!t->buckets)
+	RCU_INIT_POINTER(t->tbl, buckets_alloc(nlocks, 0));
+	if (!rcu_access_pointer(t->tbl))
 		return -ENOMEM;
 	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL_ACCOUNT);
 	t->sizes = alloc_percpu_gfp(struct srff_sizes, GFP_KERNEL_ACCOUNT);
 	if (!t->locks || !t->sizes) {
 		free_percpu(t->sizes);
 		kvfree(t->locks);
-		kvfree(t->buckets);
+		kvfree(rcu_access_pointer(t->tbl));
 		return -ENOMEM;
 	}
-	for (i = 0; i < buckets; i++)
-		INIT_HLIST_HEAD(&t->buckets[i]);
 	for (i = 0; i < nlocks; i++)
 		spin_lock_init(&t->locks[i]);
-	t->hash_mask = buckets - 1;
 	t->lock_mask = nlocks - 1;
-	t->max_flows = max_flows;
 	t->shared = shared;
 	atomic_set(&t->count, 0);
 	atomic_set(&t->gen, 0);
@@ -77,25 +139,44 @@ int srff_table_init(struct srff_table *t, unsigned int buckets,
 	atomic64_set(&t->evicted, 0);
 	atomic64_set(&t->gc_runs, 0);
 	t->gc_last_chain = 0;
+	mutex_init(&t->resize_lock);
+	t->future = NULL;
+	atomic64_set(&t->grown, 0);
+	atomic64_set(&t->shrunk, 0);
 	return 0;
 }
 
-/* Callers have made sure nothing can look the table up any more. */
+/* Callers have made sure nothing can look the table up, or resize it, any
+ * more.
+ */
 void srff_table_uninit(struct srff_table *t)
 {
 	srff_table_sweep(t, SRFF_SWEEP_ALL, jiffies, 0);
 	WARN_ON(atomic_read(&t->count));
 	free_percpu(t->sizes);
 	kvfree(t->locks);
-	kvfree(t->buckets);
+	kvfree(rcu_access_pointer(t->tbl));
+	mutex_destroy(&t->resize_lock);
 }
 
-static struct srff_flow *bucket_find(struct hlist_head *head,
+/* The bucket array's size now. Any context. */
+unsigned int srff_table_buckets(const struct srff_table *t)
+{
+	unsigned int n;
+
+	rcu_read_lock();
+	n = rcu_dereference(t->tbl)->mask + 1;
+	rcu_read_unlock();
+	return n;
+}
+
+static struct srff_flow *bucket_find(struct srff_buckets *a, u32 hash,
 				     const struct srff_key *key)
 {
+	struct hlist_node *pos;
 	struct srff_flow *f;
 
-	hlist_for_each_entry_rcu(f, head, node)
+	for_each_bucket_flow(f, pos, bucket_of(a, hash), a->node)
 		if (srff_key_equal(&f->key, key))
 			return f;
 	return NULL;
@@ -144,22 +225,23 @@ static void slot_release(struct srff_table *t)
 struct srff_flow *srff_table_find(struct srff_table *t,
 				  const struct srff_key *key)
 {
-	return bucket_find(&t->buckets[flow_hash(t, key) & t->hash_mask], key);
+	return bucket_find(rcu_dereference(t->tbl), flow_hash(t, key), key);
 }
 
 /*
- * The flow of @head that may make room for a newcomer: a closed flow, else
- * the longest-idle one if idle SRFF_EVICT_MIN_IDLE. NULL when every flow of
- * the bucket is busy.
+ * The flow of bucket @hash of @a that may make room for a newcomer: a
+ * closed flow, else the longest-idle one if idle SRFF_EVICT_MIN_IDLE. NULL
+ * when every flow of the bucket is busy.
  */
-static struct srff_flow *bucket_victim(struct hlist_head *head,
+static struct srff_flow *bucket_victim(struct srff_buckets *a, u32 hash,
 				       unsigned long now, spinlock_t *lock)
 {
 	struct srff_flow *f, *victim = NULL;
 	unsigned long oldest = now - SRFF_EVICT_MIN_IDLE;
+	struct hlist_node *pos;
 
 	lockdep_assert_held(lock);
-	hlist_for_each_entry_rcu(f, head, node, lockdep_is_held(lock)) {
+	for_each_bucket_flow(f, pos, bucket_of(a, hash), a->node) {
 		unsigned long last = READ_ONCE(f->last_seen);
 
 		if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
@@ -170,6 +252,33 @@ static struct srff_flow *bucket_victim(struct hlist_head *head,
 		}
 	}
 	return victim;
+}
+
+/*
+ * The arrays a writer holding @hash's lock changes: t->tbl, and t->future
+ * while a resize is linking flows into it (NULL otherwise). Caller holds
+ * rcu_read_lock or resize_lock, which the resize waits for before it
+ * clears `future` (table.h).
+ */
+static struct srff_buckets *table_future(struct srff_table *t,
+					 struct srff_buckets *cur)
+{
+	struct srff_buckets *fut = READ_ONCE(t->future);
+
+	return fut != cur ? fut : NULL;
+}
+
+/* Link @f, new, with @hash's lock held. */
+static void flow_link(struct srff_table *t, struct srff_flow *f, u32 hash,
+		      spinlock_t *lock)
+{
+	struct srff_buckets *cur = table_tbl(t), *fut = table_future(t, cur);
+
+	lockdep_assert_held(lock);
+	hlist_add_head_rcu(&f->node[cur->node], bucket_of(cur, hash));
+	if (fut)
+		hlist_add_head_rcu(&f->node[fut->node], bucket_of(fut, hash));
+	atomic_inc(&t->gen);
 }
 
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
@@ -187,13 +296,13 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 				 const struct srff_key *key,
 				 unsigned long now, bool *created)
 {
-	unsigned int bucket = flow_hash(t, key) & t->hash_mask;
-	struct hlist_head *head = &t->buckets[bucket];
-	spinlock_t *lock = bucket_lock(t, bucket);
+	u32 hash = flow_hash(t, key);
+	spinlock_t *lock = hash_lock(t, hash);
 	struct srff_flow *f, *old;
+	struct srff_buckets *a;
 
 	*created = false;
-	f = bucket_find(head, key);
+	f = bucket_find(rcu_dereference(t->tbl), hash, key);
 	if (likely(f))
 		return f;
 
@@ -203,7 +312,8 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		bool room = false;
 
 		spin_lock_bh(lock);
-		old = bucket_find(head, key);
+		a = table_tbl(t);	/* again: a resize may have published */
+		old = bucket_find(a, hash, key);
 		if (old) {
 			spin_unlock_bh(lock);
 			return old;
@@ -213,7 +323,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		 * count down), and the host-wide cap is then freed too.
 		 */
 		victim = srff_table_count(t) <= READ_ONCE(t->max_flows) ?
-			 bucket_victim(head, now, lock) : NULL;
+			 bucket_victim(a, hash, now, lock) : NULL;
 		if (victim) {
 			u64 b = atomic64_read(&victim->bytes);
 
@@ -234,6 +344,8 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		slot_release(t);
 		return ERR_PTR(-ENOMEM);
 	}
+	INIT_HLIST_NODE(&f->node[0]);
+	INIT_HLIST_NODE(&f->node[1]);
 	f->key = *key;
 	atomic64_set(&f->bytes, 0);
 	f->last_seen = now;
@@ -241,15 +353,14 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 	f->flags = 0;
 
 	spin_lock_bh(lock);
-	old = bucket_find(head, key);	/* lost a race with another CPU? */
+	old = bucket_find(table_tbl(t), hash, key); /* lost a race? */
 	if (unlikely(old)) {
 		spin_unlock_bh(lock);
 		kmem_cache_free(flow_cache, f);
 		slot_release(t);
 		return old;
 	}
-	hlist_add_head_rcu(&f->node, head);
-	atomic_inc(&t->gen);
+	flow_link(t, f, hash, lock);
 	spin_unlock_bh(lock);
 	*created = true;
 	trace_srff_flow_create(t, key);
@@ -261,14 +372,21 @@ static void flow_free_rcu(struct rcu_head *rcu)
 	kmem_cache_free(flow_cache, container_of(rcu, struct srff_flow, rcu));
 }
 
-/* @bytes: what the flow sent, as its caller recorded it (tracepoint). */
+/* @f is linked in t->tbl (and in t->future if a resize has linked it
+ * there); @lock is its hash's. @bytes: what the flow sent, as its caller
+ * recorded it (tracepoint).
+ */
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 			spinlock_t *lock, unsigned long now,
 			enum srff_retire why, u64 bytes)
 {
+	struct srff_buckets *cur = table_tbl(t), *fut = table_future(t, cur);
+
 	lockdep_assert_held(lock);
 	trace_srff_flow_retire(t, f, bytes, now, why);
-	hlist_del_rcu(&f->node);
+	hlist_del_rcu(&f->node[cur->node]);
+	if (fut && !hlist_unhashed(&f->node[fut->node]))
+		hlist_del_rcu(&f->node[fut->node]);
 	atomic_inc(&t->gen);
 	slot_release(t);
 	call_rcu(&f->rcu, flow_free_rcu);
@@ -277,26 +395,33 @@ static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 /*
  * Unlink flows, bucket by bucket, rescheduling between buckets: GC (idle
  * for @idle_timeout, or closed and idle for SRFF_CLOSED_LINGER), flush or
- * teardown. Process context only. Returns the number of flows unlinked.
+ * teardown. Process context only; not during a resize (it waits). Returns
+ * the number of flows unlinked.
  */
 unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout)
 {
 	unsigned int i, freed = 0, idle = 0, closed = 0, chain, longest = 0;
-	struct hlist_node *tmp;
+	struct hlist_node *pos, *tmp;
+	struct srff_buckets *a;
 	struct srff_flow *f;
 
-	for (i = 0; i <= t->hash_mask; i++) {
-		spinlock_t *lock = bucket_lock(t, i);
+	mutex_lock(&t->resize_lock);
+	a = table_tbl(t);
+	for (i = 0; i <= a->mask; i++) {
+		spinlock_t *lock = &t->locks[i & t->lock_mask];
 
 		/* Unlocked peek: most buckets are empty. */
-		if (hlist_empty(&t->buckets[i]))
+		if (hlist_empty(&a->b[i]))
 			goto next;
 		spin_lock_bh(lock);
 		chain = 0;
-		hlist_for_each_entry_safe(f, tmp, &t->buckets[i], node) {
-			unsigned long last = READ_ONCE(f->last_seen);
+		for (pos = a->b[i].first; pos; pos = tmp) {
+			unsigned long last;
 
+			tmp = pos->next;
+			f = node_flow(pos, a->node);
+			last = READ_ONCE(f->last_seen);
 			chain++;
 			if (mode == SRFF_SWEEP_GC) {
 				enum srff_size_reason why;
@@ -330,6 +455,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 next:
 		cond_resched();
 	}
+	mutex_unlock(&t->resize_lock);
 
 	switch (mode) {
 	case SRFF_SWEEP_GC:
@@ -345,6 +471,119 @@ next:
 		break;
 	}
 	return freed;
+}
+
+/*
+ * The size @t should be resized to now, or 0 to stay: more than two flows
+ * per bucket grows it, fewer than one per eight shrinks it, to the power of
+ * two at or above the flow count (one flow per bucket at most), between
+ * lock_mask + 1 and max_buckets. Any context.
+ */
+unsigned int srff_table_resize_target(const struct srff_table *t)
+{
+	unsigned int size = srff_table_buckets(t), n = srff_table_count(t);
+	unsigned int lo = t->lock_mask + 1, hi = table_max_buckets(t);
+	unsigned long want;
+
+	if (!((n / 2 > size && size < hi) || (n < size / 8 && size > lo)))
+		return 0;
+	want = roundup_pow_of_two(max_t(unsigned int, n, 1));
+	want = clamp_t(unsigned long, want, lo, hi);
+	return want != size ? want : 0;
+}
+
+/* More than two flows per bucket, and room to grow: a new flow asks for a
+ * resize. Caller holds rcu_read_lock.
+ */
+bool srff_table_wants_grow(const struct srff_table *t)
+{
+	unsigned int size = rcu_dereference(t->tbl)->mask + 1;
+
+	return srff_table_count(t) / 2 > size && size < table_max_buckets(t);
+}
+
+/*
+ * Resize @t's bucket array to @buckets (rounded up to a power of two, at
+ * least lock_mask + 1), or to srff_table_resize_target() when 0. Process
+ * context: it sleeps (a grace period), but the packet path never waits for
+ * it. See table.h for the steps. 0, or -ENOMEM with nothing changed.
+ */
+int srff_table_resize(struct srff_table *t, unsigned int buckets)
+{
+	struct srff_buckets *old, *new;
+	struct hlist_node *pos;
+	struct srff_flow *f;
+	unsigned int b;
+
+	might_sleep();
+	mutex_lock(&t->resize_lock);
+	old = table_tbl(t);
+	if (!buckets)
+		buckets = srff_table_resize_target(t);
+	else
+		buckets = clamp_t(unsigned long, roundup_pow_of_two(buckets),
+				  t->lock_mask + 1, SRFF_TABLE_MAX_BUCKETS);
+	if (!buckets || buckets == old->mask + 1) {
+		mutex_unlock(&t->resize_lock);
+		return 0;
+	}
+	new = buckets_alloc(buckets, !old->node);
+	if (!new) {
+		mutex_unlock(&t->resize_lock);
+		return -ENOMEM;
+	}
+
+	/* 1. Writers link and unlink in both arrays from now on; each lock
+	 * taken once makes the ones that did not see it visible here.
+	 */
+	WRITE_ONCE(t->future, new);
+	for (b = 0; b <= t->lock_mask; b++) {
+		spin_lock_bh(&t->locks[b]);
+		spin_unlock_bh(&t->locks[b]);
+	}
+
+	/* 2. Link every flow into the new array too. */
+	for (b = 0; b <= old->mask; b++) {
+		spinlock_t *lock = &t->locks[b & t->lock_mask];
+
+		if (hlist_empty(&old->b[b]))
+			goto next;
+		spin_lock_bh(lock);
+		for_each_bucket_flow(f, pos, &old->b[b], old->node) {
+			if (!hlist_unhashed(&f->node[new->node]))
+				continue;	/* a writer linked it there */
+			hlist_add_head_rcu(&f->node[new->node],
+					   bucket_of(new, flow_hash(t, &f->key)));
+		}
+		spin_unlock_bh(lock);
+next:
+		SRFF_RACE_WINDOW();	/* writers between buckets */
+		cond_resched();
+	}
+
+	/* 3, 4. Publish; wait until nothing holds the old array. */
+	rcu_assign_pointer(t->tbl, new);
+	synchronize_rcu();
+	WRITE_ONCE(t->future, NULL);
+
+	/* The old nodes are free for the next resize. */
+	for (b = 0; b <= new->mask; b++) {
+		spinlock_t *lock = &t->locks[b & t->lock_mask];
+
+		if (hlist_empty(&new->b[b]))
+			goto next_clear;
+		spin_lock_bh(lock);
+		for_each_bucket_flow(f, pos, &new->b[b], new->node)
+			INIT_HLIST_NODE(&f->node[old->node]);
+		spin_unlock_bh(lock);
+next_clear:
+		cond_resched();
+	}
+	atomic64_inc(new->mask > old->mask ? &t->grown : &t->shrunk);
+	atomic_inc(&t->gen);
+	mutex_unlock(&t->resize_lock);
+	kvfree(old);
+	return 0;
 }
 
 /*
@@ -367,23 +606,30 @@ next:
  * whether output holds anything) is split: the cursor then names the flow
  * @ops->flow refused (w->pos != 0), and a link or unlink in that bucket
  * before the next call may make it skip or repeat one; callers detect that
- * with t->gen.
+ * with t->gen. A resize between two calls moves flows between buckets:
+ * w->resized says so.
  */
 int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 		    const struct srff_walk_ops *ops, void *arg)
 {
 	const struct srff_flow *f;
+	struct hlist_node *pos;
+	struct srff_buckets *a;
 	unsigned int b, i;
 	bool had_output;
 	int err = 0;
 
 	rcu_read_lock();
-	for (b = w->bucket; b <= t->hash_mask; b++, w->pos = 0) {
-		if (hlist_empty(&t->buckets[b]))	/* most are: no call */
+	a = rcu_dereference(t->tbl);
+	if (w->buckets && w->buckets != a->mask + 1)
+		w->resized = true;
+	w->buckets = a->mask + 1;
+	for (b = w->bucket; b <= a->mask; b++, w->pos = 0) {
+		if (hlist_empty(&a->b[b]))	/* most are: no call */
 			continue;
 		had_output = ops->mark(arg);
 		i = 0;
-		hlist_for_each_entry_rcu(f, &t->buckets[b], node) {
+		for_each_bucket_flow(f, pos, &a->b[b], a->node) {
 			if (i++ < w->pos)
 				continue;
 			err = ops->flow(f, arg);

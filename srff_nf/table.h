@@ -2,18 +2,22 @@
 /*
  * The flow table: one per network namespace.
  *
- *   buckets[hash & hash_mask] --> flow --> flow --> NULL   (hlist, RCU)
- *   locks[hash & lock_mask]      one spinlock guards many buckets
+ *   tbl->b[hash & tbl->mask] --> flow --> flow --> NULL   (hlist, RCU)
+ *   locks[hash & lock_mask]       one spinlock guards many buckets
  *
  * Locking (all of it lives in table.c):
- * - Lookups walk a bucket under RCU only (the packet path holds
+ * - Lookups walk a bucket of t->tbl under RCU only (the packet path holds
  *   rcu_read_lock from netfilter). Byte counts are atomic64, last_seen is a
  *   plain word written with WRITE_ONCE, the closed bit is set_bit: a flow
  *   is never locked to be accounted.
- * - Insert and unlink take the bucket's spinlock with BH off (the hook can
- *   run in process context on local output and in softirq on forward).
+ * - Insert and unlink take the lock of the key's hash with BH off (the hook
+ *   can run in process context on local output and in softirq on forward).
  *   Insert re-checks the bucket under the lock, so a key is never in the
  *   table twice.
+ * - The lock is chosen by the hash, not the bucket, and a table never has
+ *   fewer buckets than locks: every flow of a bucket has the same lock, in
+ *   an array of any size. So a flow's lock does not change when the table
+ *   is resized.
  * - `count` (and the host-wide `shared->count`, when the table has one)
  *   is reserved by a compare-and-swap loop (count_reserve) *before*
  *   anything is allocated, so that it never reads above its cap, and given
@@ -28,6 +32,26 @@
  *   exit waits for them with rcu_barrier() before destroying the cache.
  * - The hash is SipHash-2-4 with a per-table random key, so a remote peer
  *   cannot aim many flows at one bucket.
+ *
+ * Resizing (srff_table_resize; process context, under resize_lock, which
+ * sweeps take too). The bucket array grows when it holds more than two
+ * flows per bucket and shrinks below one per eight, between lock_mask + 1
+ * and max_buckets buckets, so an idle namespace holds a small array and a
+ * busy one short chains. Every flow has two hlist nodes; an array says
+ * which one links flows into it (tbl->node). A resize:
+ *   1. allocates the new array and sets t->future. From then on a writer
+ *      that sees `future` (read under its lock) links and unlinks in both
+ *      arrays; one that does not has finished before the next step takes
+ *      its lock, so the next step sees what it did;
+ *   2. links every flow of the old array into the new one through the
+ *      other node, bucket by bucket, under each bucket's lock, rescheduling
+ *      between buckets (a flow a writer already linked there is skipped:
+ *      its node is hashed);
+ *   3. publishes the new array (rcu_assign_pointer): readers walk one
+ *      complete array or the other, and the packet path never waits;
+ *   4. synchronize_rcu(): no reader or writer holds the old array any
+ *      more. Then clears `future`, marks every flow's old node unhashed,
+ *      for the next resize, and frees the old array.
  */
 #ifndef _SRFF_TABLE_H
 #define _SRFF_TABLE_H
@@ -41,7 +65,8 @@
 					 * written data unsent in its socket */
 
 struct srff_flow {
-	struct hlist_node node;
+	struct hlist_node node[2];	/* links in t->tbl, and in t->future
+					 * during a resize (which: tbl->node) */
 	struct srff_key key;
 	atomic64_t bytes;		/* sent since creation or idle reset */
 	unsigned long last_seen;	/* jiffies of the latest packet */
@@ -56,12 +81,19 @@ struct srff_table_shared {
 	unsigned int max;		/* READ_ONCE */
 };
 
+/* A bucket array. */
+struct srff_buckets {
+	unsigned int mask;		/* buckets - 1 */
+	unsigned int node;		/* links flows by their node[node] */
+	struct hlist_head b[];
+};
+
 struct srff_table {
-	/* Read by every lookup, written only at init. */
-	struct hlist_head *buckets;
+	/* Read by every lookup, written at init and at a resize. */
+	struct srff_buckets __rcu *tbl;
 	spinlock_t *locks;
-	unsigned int hash_mask;
-	unsigned int lock_mask;
+	unsigned int lock_mask;		/* locks - 1: the fewest buckets - 1 */
+	unsigned int max_buckets;	/* 0: from max_flows (table.c) */
 	unsigned int max_flows;		/* READ_ONCE: may change at run time */
 	struct srff_table_shared *shared; /* NULL: no host-wide cap */
 	struct srff_sizes __percpu *sizes; /* finished flows (sizes.h) */
@@ -79,6 +111,11 @@ struct srff_table {
 	atomic64_t evicted;		/* unlinked to make room for a new flow */
 	atomic64_t gc_runs;
 	unsigned int gc_last_chain;	/* longest chain of the latest GC */
+	/* Resizing: see the top of this file. */
+	struct mutex resize_lock;	/* resizes and sweeps */
+	struct srff_buckets *future;	/* READ_ONCE under a bucket lock */
+	atomic64_t grown;		/* resizes up */
+	atomic64_t shrunk;		/* resizes down */
 };
 
 /* A flow whose FIN/RST was seen is retired once idle this long, so that a
@@ -87,9 +124,15 @@ struct srff_table {
 #define SRFF_CLOSED_LINGER	(HZ / 5)
 
 /* Bucket locks: enough to keep insert contention low, few enough to stay
- * small (4 KiB of spinlocks without lock debugging).
+ * small (1 KiB of spinlocks without lock debugging). Also the fewest
+ * buckets a table has (2 KiB).
  */
-#define SRFF_MAX_LOCKS		1024
+#define SRFF_MAX_LOCKS		256
+
+/* The most buckets a table can have, the hash_buckets parameter's cap:
+ * 128 MiB of bucket heads.
+ */
+#define SRFF_TABLE_MAX_BUCKETS	(1U << 24)
 
 /* A full table evicts a flow only once it has been idle this long: a flow
  * that sends at least every 250 ms keeps its count.
@@ -114,9 +157,13 @@ enum srff_sweep {
 int srff_table_cache_init(void);
 void srff_table_cache_uninit(void);
 
-int srff_table_init(struct srff_table *t, unsigned int buckets,
+int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 		    unsigned int max_flows, struct srff_table_shared *shared);
 void srff_table_uninit(struct srff_table *t);
+unsigned int srff_table_buckets(const struct srff_table *t);
+unsigned int srff_table_resize_target(const struct srff_table *t);
+bool srff_table_wants_grow(const struct srff_table *t);
+int srff_table_resize(struct srff_table *t, unsigned int buckets);
 
 u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key);
 struct srff_flow *srff_table_find(struct srff_table *t,
@@ -133,6 +180,9 @@ struct srff_walk {
 	unsigned int bucket;	/* the bucket to walk next */
 	unsigned int pos;	/* its flows walked already: non-zero only
 				 * when one bucket did not fit in one call */
+	unsigned int buckets;	/* the array's size at the previous call */
+	bool resized;		/* it changed since: flows may be skipped or
+				 * repeated (the dump says so) */
 };
 
 struct srff_walk_ops {

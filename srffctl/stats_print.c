@@ -72,6 +72,9 @@ void stats_print(const struct stats *s, const struct config *c)
 	print_uint(PRINT_ANY, "gc_last_chain", "  longest chain %" PRIu64 "\n", v[SRFF_STATS_A_GC_LAST_CHAIN]);
 	print_uint(PRINT_ANY, "auto_flows", "auto thresholds: recent flows %" PRIu64, v[SRFF_STATS_A_AUTO_FLOWS]);
 	print_uint(PRINT_ANY, "auto_changes", "  changes %" PRIu64 "\n", v[SRFF_STATS_A_AUTO_CHANGES]);
+	print_uint(PRINT_ANY, "buckets", "hash buckets %" PRIu64, v[SRFF_STATS_A_BUCKETS]);
+	print_uint(PRINT_ANY, "grown", "  grown %" PRIu64, v[SRFF_STATS_A_GROWN]);
+	print_uint(PRINT_ANY, "shrunk", "  shrunk %" PRIu64 "\n", v[SRFF_STATS_A_SHRUNK]);
 
 	/* Per band: its mark and the bytes a flow has sent before a packet
 	 * that goes there, from the thresholds in force (the counters count

@@ -427,7 +427,8 @@ static void measure(struct row *r)
 	r->parse = time_packets(parse_fn, NULL, 1);
 
 	/* Hash table: a first pass creates the flows, timed on its own. */
-	if (srff_table_init(&t, r->buckets, r->n, NULL))
+	if (srff_table_init(&t, r->buckets, r->n, NULL) ||
+	    srff_table_resize(&t, r->buckets))
 		abort();
 	perm = malloc(r->n * sizeof(*perm));
 	permutation(perm, r->n);
@@ -527,7 +528,8 @@ static void memory(void)
 	struct srff_key k = bench_key(0);
 
 	before = heap_in_use();
-	if (srff_table_init(&t, buckets, n, NULL))
+	if (srff_table_init(&t, buckets, n, NULL) ||
+	    srff_table_resize(&t, buckets))
 		abort();
 	populate(&t, n, jiffies);
 	after = heap_in_use();
@@ -583,13 +585,13 @@ static unsigned int longest_chain;
 
 static void count_chains(struct srff_table *t)
 {
-	struct srff_flow *f;
+	struct hlist_node *pos;
 	unsigned int b, n;
 
 	longest_chain = 0;
-	for (b = 0; b <= t->hash_mask; b++) {
+	for (b = 0; b <= t->tbl->mask; b++) {
 		n = 0;
-		hlist_for_each_entry_rcu(f, &t->buckets[b], node)
+		for (pos = t->tbl->b[b].first; pos; pos = pos->next)
 			n++;
 		chains[b] = min_t(unsigned int, n, 255);
 		longest_chain = max_t(unsigned int, longest_chain, n);
@@ -628,8 +630,8 @@ static struct gc_result gc_sweep(struct srff_table *t, unsigned long now,
 		if (ngaps < gaps_cap)
 			gaps[ngaps++] = t1 - last_resched;
 		r.calls = ngaps - 1;
-		/* gaps[k], k <= hash_mask, is the time spent on bucket k. */
-		for (k = 0; k <= t->hash_mask && k < ngaps; k++) {
+		/* gaps[k], k <= tbl->mask, is the time spent on bucket k. */
+		for (k = 0; k <= t->tbl->mask && k < ngaps; k++) {
 			if (gaps[k] > r.max_gap) {
 				r.max_gap = gaps[k];
 				r.max_gap_chain = chains[k];
@@ -681,7 +683,8 @@ static void gc(void)
 		bool stretches = run >= GC_RUNS;
 		unsigned long t0 = jiffies;
 
-		if (srff_table_init(&t, buckets, n, NULL))
+		if (srff_table_init(&t, buckets, n, NULL) ||
+		    srff_table_resize(&t, buckets))
 			abort();
 		populate(&t, n, t0);
 		count_chains(&t);

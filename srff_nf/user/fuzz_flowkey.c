@@ -322,7 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u8 family;
 	int r1, r2;
 
-	if (!table.buckets)
+	if (!table.tbl)
 		setup();
 	if (size < 1)
 		return 0;

@@ -335,6 +335,17 @@ static inline void spin_unlock(spinlock_t *l)
 	WARN_ON(!__atomic_load_n(&(l)->locked, __ATOMIC_RELAXED) ||	\
 		(l)->owner != srff_user_self())
 
+/* Mutexes are the spinlocks above: nothing here sleeps. */
+struct mutex {
+	spinlock_t lock;
+};
+
+#define mutex_init(m)		spin_lock_init(&(m)->lock)
+#define mutex_destroy(m)	WARN_ON(__atomic_load_n(&(m)->lock.locked, __ATOMIC_RELAXED))
+#define mutex_lock(m)		spin_lock(&(m)->lock)
+#define mutex_unlock(m)		spin_unlock(&(m)->lock)
+#define might_sleep()		do { } while (0)
+
 /* ---- hlist, RCU hlist -------------------------------------------------- */
 
 struct hlist_head {
@@ -392,6 +403,12 @@ static inline void __hlist_del(struct hlist_node *n)
 #define rcu_read_lock()		do { } while (0)
 #define rcu_read_unlock()	do { } while (0)
 #define rcu_dereference_raw(p)	__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define rcu_dereference(p)	rcu_dereference_raw(p)
+/* The condition is lockdep's; there is no lockdep here. */
+#define rcu_dereference_check(p, c)	rcu_dereference_raw(p)
+#define rcu_dereference_protected(p, c)	rcu_dereference_raw(p)
+#define rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define RCU_INIT_POINTER(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
 #define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
 #define hlist_first_rcu(head)	(*((struct hlist_node __rcu **)(&(head)->first)))
@@ -464,6 +481,9 @@ void kmem_cache_destroy(struct kmem_cache *s);
 
 void *kvcalloc(size_t n, size_t size, gfp_t flags);
 void kvfree(const void *p);
+#define kvzalloc(size, flags)	kvcalloc(1, (size), (flags))
+#define struct_size(p, member, n)					\
+	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
 
 /*
  * Per-CPU data: one CPU, so one copy, from kvcalloc(); this_cpu ops are

@@ -55,21 +55,39 @@ static struct srff_flow *get(struct srff_table *t, u32 i, unsigned long now,
 	return srff_table_get(t, &k, now, created);
 }
 
+/* Flows in bucket @b of @t's array (any node index: next pointers only). */
+static unsigned int chain_len(struct srff_table *t, unsigned int b)
+{
+	struct hlist_node *n;
+	unsigned int len = 0;
+
+	for (n = t->tbl->b[b].first; n; n = n->next)
+		len++;
+	return len;
+}
+
+/* A table starts with as many buckets as locks, SRFF_MAX_LOCKS at most,
+ * and records the most it may grow to (0: from max_flows).
+ */
 static void table_init_sizes(void)
 {
 	static const struct {
-		unsigned int buckets, hash_mask, lock_mask;
+		unsigned int max_buckets, mask, lock_mask, max;
 	} cases[] = {
-		{ 0, 0, 0 }, { 1, 0, 0 }, { 8, 7, 7 }, { 1000, 1023, 1023 },
-		{ 4096, 4095, SRFF_MAX_LOCKS - 1 }, { 1 << 19, (1 << 19) - 1, 1023 },
+		{ 0, 255, 255, 0 }, { 1, 0, 0, 1 }, { 8, 7, 7, 8 },
+		{ 1000, 255, 255, 1024 }, { 4096, 255, 255, 4096 },
+		{ 1 << 19, 255, 255, 1 << 19 },
+		{ 1U << 31, 255, 255, SRFF_TABLE_MAX_BUCKETS },
 	};
 	struct srff_table t;
 	unsigned int i;
 
+	CHECK_EQ(SRFF_MAX_LOCKS, 256);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		setup(&t, cases[i].buckets, 100);
-		CHECK_EQ(t.hash_mask, cases[i].hash_mask);
+		setup(&t, cases[i].max_buckets, 100);
+		CHECK_EQ(srff_table_buckets(&t), cases[i].mask + 1);
 		CHECK_EQ(t.lock_mask, cases[i].lock_mask);
+		CHECK_EQ(t.max_buckets, cases[i].max);
 		CHECK_EQ(srff_table_count(&t), 0);
 		CHECK_EQ(srff_user_kv_live, 3);	/* buckets, locks, sizes */
 		teardown(&t);
@@ -412,6 +430,8 @@ static void sweep_reschedules_per_bucket(void)
 	setup(&t, 512, 5000);
 	for (i = 0; i < 2000; i++)
 		get(&t, i, 1, &created);
+	CHECK_EQ_INT(srff_table_resize(&t, 512), 0);
+	CHECK_EQ(srff_table_buckets(&t), 512);
 	calls = srff_user_resched_calls;
 	srff_table_sweep(&t, SRFF_SWEEP_GC, 2, IDLE);
 	CHECK_EQ(srff_user_resched_calls - calls, 512);
@@ -425,7 +445,6 @@ static void sweep_reschedules_per_bucket(void)
 static void gc_reports_longest_chain(void)
 {
 	struct srff_table t;
-	struct srff_flow *f;
 	unsigned int b, n, longest = 0;
 	bool created;
 	u32 i;
@@ -434,10 +453,8 @@ static void gc_reports_longest_chain(void)
 	CHECK_EQ(t.gc_last_chain, 0);
 	for (i = 0; i < 100; i++)
 		get(&t, i, i < 50 ? 1 : 1 + IDLE, &created);
-	for (b = 0; b <= t.hash_mask; b++) {
-		n = 0;
-		hlist_for_each_entry_rcu(f, &t.buckets[b], node)
-			n++;
+	for (b = 0; b < srff_table_buckets(&t); b++) {
+		n = chain_len(&t, b);
 		longest = n > longest ? n : longest;
 	}
 	CHECK(longest >= 100 / 8);
@@ -454,7 +471,6 @@ static void gc_reports_longest_chain(void)
 static void hash_spreads_keys(void)
 {
 	struct srff_table t;
-	struct srff_flow *f;
 	unsigned int b, n, longest = 0;
 	bool created;
 	u32 i;
@@ -462,10 +478,10 @@ static void hash_spreads_keys(void)
 	setup(&t, 4096, 1 << 16);
 	for (i = 0; i < 8192; i++)
 		get(&t, i, 1, &created);
-	for (b = 0; b <= t.hash_mask; b++) {
-		n = 0;
-		hlist_for_each_entry_rcu(f, &t.buckets[b], node)
-			n++;
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);	/* to max_buckets */
+	CHECK_EQ(srff_table_buckets(&t), 4096);
+	for (b = 0; b < 4096; b++) {
+		n = chain_len(&t, b);
 		if (n > longest)
 			longest = n;
 	}
@@ -518,17 +534,13 @@ static const struct srff_walk_ops walk_ops = {
 	.flow = walk_fn, .mark = walk_mark, .undo = walk_undo,
 };
 
-/* Flows per bucket of @t, into @len (hash_mask + 1 entries). */
+/* Flows per bucket of @t, into @len (one entry per bucket). */
 static void chain_lengths(struct srff_table *t, unsigned int *len)
 {
-	struct srff_flow *f;
 	unsigned int b;
 
-	for (b = 0; b <= t->hash_mask; b++) {
-		len[b] = 0;
-		hlist_for_each_entry_rcu(f, &t->buckets[b], node)
-			len[b]++;
-	}
+	for (b = 0; b < srff_table_buckets(t); b++)
+		len[b] = chain_len(t, b);
 }
 
 /* A dump in many small messages sees every flow exactly once, and a
@@ -549,7 +561,8 @@ static void walk_resumes_from_cursor(void)
 		get(&t, i, 1, &created);
 	gen = atomic_read(&t.gen);
 	chain_lengths(&t, len);
-	for (i = 0; i <= t.hash_mask; i++)
+	CHECK_EQ(srff_table_buckets(&t), 64);
+	for (i = 0; i < 64; i++)
 		longest = len[i] > longest ? len[i] : longest;
 	for (p = 0; p < sizeof(per_msg) / sizeof(per_msg[0]); p++) {
 		struct walk_ctx c = { .per_msg = per_msg[p] };
@@ -578,7 +591,8 @@ static void walk_resumes_from_cursor(void)
 		if (per_msg[p] >= longest)	/* no bucket split */
 			CHECK(c.undos + 1 >= msgs);
 		/* The finished cursor stays finished. */
-		CHECK_EQ(w.bucket, t.hash_mask + 1);
+		CHECK_EQ(w.bucket, 64);
+		CHECK(!w.resized);
 		CHECK_EQ_INT(srff_table_walk(&t, &w, &walk_ops, &c), 0);
 		free(c.visits);
 	}
@@ -1089,6 +1103,301 @@ static void sizes_record_each_end(void)
 	teardown(&t);
 }
 
+/* ---- resizing ------------------------------------------------------- */
+
+/*
+ * Walk all of @t: every flow's index is counted in @visits (@n of them);
+ * returns the number of flows walked.
+ */
+static unsigned int walk_all(struct srff_table *t, unsigned int *visits,
+			     unsigned int n)
+{
+	struct walk_ctx c = { .per_msg = 64 };
+	struct srff_walk w = { 0 };
+	unsigned int i, total = 0;
+	int err;
+
+	c.visits = calloc(1u << 20, sizeof(*c.visits));
+	do {
+		c.in_msg = 0;
+		err = srff_table_walk(t, &w, &walk_ops, &c);
+		total += c.in_msg;
+	} while (err);
+	for (i = 0; i < n; i++)
+		visits[i] = c.visits[i];
+	free(c.visits);
+	return total;
+}
+
+/* Every flow of @t is found by its key, in its bucket, exactly once. */
+static void check_whole(struct srff_table *t, const bool *live, unsigned int n)
+{
+	unsigned int *visits = calloc(n, sizeof(*visits)), i, nlive = 0;
+	struct srff_key k;
+
+	CHECK_EQ(walk_all(t, visits, n), srff_table_count(t));
+	for (i = 0; i < n; i++) {
+		k = key(i);
+		CHECK_EQ(visits[i], live[i] ? 1 : 0);
+		CHECK_EQ(srff_table_find(t, &k) != NULL, live[i]);
+		nlive += live[i];
+	}
+	CHECK_EQ(srff_table_count(t), nlive);
+	free(visits);
+}
+
+/*
+ * More than two flows per bucket grows the table to one per bucket at
+ * most, fewer than one per eight shrinks it, never past its bounds; every
+ * flow stays found across resizes, whichever node each array links by.
+ */
+static void resize_grows_and_shrinks(void)
+{
+	const unsigned int n = 5000;
+	bool *live = calloc(n, sizeof(*live));
+	struct srff_table t;
+	unsigned int i, gen;
+	bool created;
+
+	setup(&t, 0, 1 << 16);			/* max from max_flows: 32768 */
+	CHECK_EQ(srff_table_buckets(&t), 256);
+	for (i = 0; i < 512; i++) {
+		CHECK(!IS_ERR(get(&t, i, 1, &created)) && created);
+		live[i] = true;
+	}
+	CHECK(!srff_table_wants_grow(&t));	/* 2 per bucket: not more */
+	CHECK_EQ(srff_table_resize_target(&t), 0);
+	CHECK(!IS_ERR(get(&t, 512, 1, &created)) && created);
+	CHECK(!IS_ERR(get(&t, 513, 1, &created)) && created);
+	live[512] = live[513] = true;
+	CHECK(srff_table_wants_grow(&t));
+	CHECK_EQ(srff_table_resize_target(&t), 1024);
+	for (i = 514; i < n; i++) {
+		CHECK(!IS_ERR(get(&t, i, 1, &created)) && created);
+		live[i] = true;
+	}
+	CHECK_EQ(srff_table_resize_target(&t), 8192);	/* one step */
+	gen = atomic_read(&t.gen);
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+	CHECK_EQ(srff_table_buckets(&t), 8192);
+	CHECK_EQ(atomic64_read(&t.grown), 1);
+	CHECK((unsigned int)atomic_read(&t.gen) != gen);	/* a dump sees the move */
+	CHECK(t.future == NULL);
+	check_whole(&t, live, n);
+	CHECK(!srff_table_wants_grow(&t));
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);	/* nothing to do */
+	CHECK_EQ(atomic64_read(&t.grown), 1);
+
+	/* GC leaves 900 of 5000 (idle since 1): 900 < 8192 / 8. */
+	for (i = 0; i < n; i++) {
+		struct srff_key k = key(i);
+
+		if (i < 900)
+			srff_flow_account(&t, srff_table_find(&t, &k), 1, IDLE, 0);
+		else
+			live[i] = false;
+	}
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + IDLE, IDLE), n - 900);
+	CHECK_EQ(srff_table_resize_target(&t), 1024);
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+	CHECK_EQ(srff_table_buckets(&t), 1024);
+	CHECK_EQ(atomic64_read(&t.shrunk), 1);
+	check_whole(&t, live, n);
+
+	/* Back and forth by hand: each array reuses the node the one before
+	 * last linked by.
+	 */
+	for (i = 0; i < 6; i++) {
+		unsigned int node = t.tbl->node;
+
+		CHECK_EQ_INT(srff_table_resize(&t, i & 1 ? 256 : 16384), 0);
+		CHECK_EQ(srff_table_buckets(&t), i & 1 ? 256 : 16384);
+		CHECK_EQ(t.tbl->node, !node);
+		check_whole(&t, live, n);
+	}
+	/* Bounds: never fewer buckets than locks, never past the cap. */
+	CHECK_EQ_INT(srff_table_resize(&t, 1), 0);
+	CHECK_EQ(srff_table_buckets(&t), 256);
+	CHECK_EQ_INT(srff_table_resize(&t, 1000), 0);
+	CHECK_EQ(srff_table_buckets(&t), 1024);
+	check_whole(&t, live, n);
+	teardown(&t);
+	free(live);
+}
+
+/* The automatic size stops at max_buckets, and a full-size table does not
+ * ask to grow.
+ */
+static void resize_stops_at_max(void)
+{
+	struct srff_table t;
+	bool created;
+	u32 i;
+
+	setup(&t, 512, 1 << 16);
+	for (i = 0; i < 4000; i++)
+		get(&t, i, 1, &created);
+	CHECK(srff_table_wants_grow(&t));
+	CHECK_EQ(srff_table_resize_target(&t), 512);
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+	CHECK_EQ(srff_table_buckets(&t), 512);
+	CHECK(!srff_table_wants_grow(&t));
+	CHECK_EQ(srff_table_resize_target(&t), 0);
+	teardown(&t);
+
+	/* From max_flows: 1000 flows give at most 512 buckets. */
+	setup(&t, 0, 1000);
+	for (i = 0; i < 1000; i++)
+		get(&t, i, 1, &created);
+	CHECK_EQ(srff_table_resize_target(&t), 512);
+	teardown(&t);
+}
+
+/* A resize that cannot allocate changes nothing. */
+static void resize_enomem(void)
+{
+	bool live[600] = { false };
+	struct srff_table t;
+	bool created;
+	u32 i;
+
+	setup(&t, 0, 1 << 16);
+	for (i = 0; i < 600; i++) {
+		get(&t, i, 1, &created);
+		live[i] = true;
+	}
+	srff_user_kv_fail_nth = 1;
+	CHECK_EQ_INT(srff_table_resize(&t, 0), -ENOMEM);
+	srff_user_kv_fail_nth = 0;
+	CHECK_EQ(srff_table_buckets(&t), 256);
+	CHECK(t.future == NULL);
+	CHECK_EQ(atomic64_read(&t.grown), 0);
+	check_whole(&t, live, 600);
+	teardown(&t);
+}
+
+/*
+ * Writers between the resize's buckets: new flows, evictions (of flows
+ * already moved and of flows not yet moved) and lookups, on "another CPU"
+ * at every bucket boundary of the move. Afterwards every flow is in the
+ * new array exactly once, none that was unlinked is (ASan would see it
+ * freed: synchronize_rcu() runs the callbacks), and the count is exact.
+ */
+static struct {
+	struct srff_table *t;
+	bool *live;
+	u32 next;		/* next new key */
+	unsigned int windows;
+	unsigned long now;
+} rw;
+
+static void resize_writer(void)
+{
+	struct srff_flow *f;
+	bool created;
+	u32 i;
+
+	rw.windows++;
+	for (i = 0; i < 3; i++) {
+		u32 k = rw.next++;
+		struct srff_key key_k = key(k);
+		unsigned int before = srff_table_count(rw.t);
+
+		f = get(rw.t, k, rw.now, &created);
+		if (IS_ERR(f))
+			continue;	/* no victim in this bucket */
+		CHECK(created);
+		rw.live[k] = true;
+		CHECK(srff_table_find(rw.t, &key_k) == f);
+		if (srff_table_count(rw.t) == before) {	/* it evicted one */
+			u32 j;
+
+			for (j = 0; j < k; j++) {
+				struct srff_key kj = key(j);
+
+				if (rw.live[j] && !srff_table_find(rw.t, &kj)) {
+					rw.live[j] = false;
+					break;
+				}
+			}
+		}
+	}
+	srff_user_race_hook = resize_writer;	/* again at the next window */
+}
+
+static void resize_races_writers(void)
+{
+	const unsigned int n = 3000, cap = 2000;
+	bool *live = calloc(n + 4096, sizeof(*live));
+	struct srff_table t;
+	struct srff_key k;
+	bool created;
+	u32 i;
+
+	setup(&t, 0, cap);
+	for (i = 0; i < cap; i++) {
+		CHECK(!IS_ERR(get(&t, i, 1, &created)) && created);
+		live[i] = true;
+	}
+	/* Half the flows closed: the full table evicts them for newcomers. */
+	for (i = 0; i < cap; i += 2) {
+		k = key(i);
+		srff_flow_close(srff_table_find(&t, &k));
+	}
+	rw.t = &t;
+	rw.live = live;
+	rw.next = cap;
+	rw.windows = 0;
+	rw.now = 2;
+	srff_user_race_hook = resize_writer;
+	CHECK_EQ_INT(srff_table_resize(&t, 1024), 0);
+	srff_user_race_hook = NULL;
+	CHECK_EQ(rw.windows, 256);		/* one per old bucket */
+	CHECK(rw.next > cap + 500);
+	CHECK_EQ(srff_table_buckets(&t), 1024);
+	CHECK(atomic64_read(&t.evicted) > 0);
+	check_whole(&t, live, rw.next);
+
+	/* And shrinking, with the same writers. */
+	rw.now = 3;
+	srff_user_race_hook = resize_writer;
+	CHECK_EQ_INT(srff_table_resize(&t, 256), 0);
+	srff_user_race_hook = NULL;
+	CHECK_EQ(rw.windows, 256 + 1024);
+	check_whole(&t, live, rw.next);
+	synchronize_rcu();
+	CHECK_EQ(srff_user_slab_live, srff_table_count(&t));
+	teardown(&t);
+	free(live);
+}
+
+/* A dump that spans a resize is told (the dump then says so to its
+ * reader, who retries); one that does not, is not.
+ */
+static void walk_across_resize(void)
+{
+	unsigned int visits[600];
+	struct walk_ctx c = { .per_msg = 10, .visits = visits };
+	struct srff_walk w = { 0 };
+	struct srff_table t;
+	bool created;
+	u32 i;
+
+	memset(visits, 0, sizeof(visits));
+	setup(&t, 0, 1 << 16);
+	for (i = 0; i < 600; i++)
+		get(&t, i, 1, &created);
+	CHECK_EQ_INT(srff_table_walk(&t, &w, &walk_ops, &c), -EMSGSIZE);
+	CHECK(!w.resized);
+	CHECK_EQ(w.buckets, 256);
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+	c.in_msg = 0;
+	srff_table_walk(&t, &w, &walk_ops, &c);
+	CHECK(w.resized);
+	CHECK_EQ(w.buckets, 1024);
+	teardown(&t);
+}
+
 /*
  * The counters written on every link and unlink (count, gen) share no cache
  * line with what every lookup reads (buckets ... secret): otherwise each
@@ -1103,7 +1412,7 @@ static void hot_counters_have_their_own_line(void)
 	const size_t gen_end = offsetof(struct srff_table, gen) + sizeof(atomic_t) - 1;
 
 	CHECK_EQ(line, 64);
-	CHECK(offsetof(struct srff_table, buckets) / line < count / line);
+	CHECK(offsetof(struct srff_table, tbl) / line < count / line);
 	CHECK(read_end / line < count / line);
 	CHECK_EQ(count / line, gen_end / line);
 	/* ... nor with what GC, flush and eviction write. */
@@ -1142,5 +1451,10 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(account_pending_blocks_reset),
 	SRFF_TEST(sizes_buckets_tile),
 	SRFF_TEST(sizes_record_each_end),
+	SRFF_TEST(resize_grows_and_shrinks),
+	SRFF_TEST(resize_stops_at_max),
+	SRFF_TEST(resize_enomem),
+	SRFF_TEST(resize_races_writers),
+	SRFF_TEST(walk_across_resize),
 	{ NULL, NULL }
 };

@@ -19,7 +19,8 @@ STATS_KEYS = ["flows", "max_flows", "flows_host", "max_flows_host", "created", "
               "fin_retired", "flushed", "evicted", "table_full", "alloc_failed",
               "untracked_pkts", "untracked_bytes", "ignored_pkts", "top_port_pkts",
               "nodata_pkts", "encap_pkts", "gc_runs", "gc_early", "gc_last_us",
-              "gc_last_chain", "auto_flows", "auto_changes", "bands"]
+              "gc_last_chain", "auto_flows", "auto_changes", "buckets", "grown", "shrunk",
+              "bands"]
 
 if mode == "doc":
     assert d["s"] == 'quote" back\\ nl\n tab\t cr\r ctl\x01\x1f del\x7f', d["s"]

@@ -154,6 +154,9 @@ enum srff_stats_attr {
 	SRFF_STATS_A_AUTO_FLOWS,	/* u64: flows in the recent (decayed)
 					 * histogram automatic thresholds use */
 	SRFF_STATS_A_AUTO_CHANGES,	/* u64: times they installed new ones */
+	SRFF_STATS_A_BUCKETS,		/* u32: the flow table's hash buckets now */
+	SRFF_STATS_A_GROWN,		/* u64: times the table grew */
+	SRFF_STATS_A_SHRUNK,		/* u64: times it shrank */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
