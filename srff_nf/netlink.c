@@ -518,7 +518,6 @@ static int srff_nl_flush(struct sk_buff *skb, struct genl_info *info)
 /* Kept in cb->ctx between the messages of a dump. */
 struct srff_dump_ctx {
 	struct srff_walk walk;
-	unsigned int gen;	/* the table's when a bucket was split */
 };
 
 struct dump_arg {
@@ -527,7 +526,6 @@ struct dump_arg {
 	const struct srff_config *config;
 	const struct srff_walk *walk;
 	unsigned int mark;	/* skb->len where the current bucket began */
-	bool intr;		/* flag this message NLM_F_DUMP_INTR */
 	int band;		/* filter: -1 = every band */
 	u64 min_bytes;		/* filter */
 };
@@ -562,7 +560,7 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &srff_genl_family,
 			  NLM_F_MULTI |
-			  (d->intr || d->walk->resized ? NLM_F_DUMP_INTR : 0),
+			  (d->walk->changed ? NLM_F_DUMP_INTR : 0),
 			  SRFF_CMD_GET_FLOWS);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -616,9 +614,10 @@ static const struct srff_walk_ops srff_dump_ops = {
 
 /*
  * Each message holds whole hash buckets (srff_table_walk), so a busy table
- * does not make the dump inconsistent; a resize between two messages does,
- * and the dump says so (NLM_F_DUMP_INTR: srffctl dumps again). The filters were validated by the
- * core against srff_dump_policy before the first call.
+ * does not make the dump inconsistent; a resize between two messages, or a
+ * change in a bucket split between two, does, and the dump says so
+ * (NLM_F_DUMP_INTR: srffctl dumps again). The filters were validated by
+ * the core against srff_dump_policy before the first call.
  */
 static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -628,7 +627,6 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 			      .walk = &ctx->walk };
 	struct srff_tracker *tr;
 	const struct nlattr *a;
-	unsigned int gen;
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
@@ -649,20 +647,14 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 		rcu_read_unlock();
 		return 0;
 	}
-	gen = (unsigned int)atomic_read(&tr->table.gen);
-	/* Resuming a split bucket that changed since: positions in it moved,
-	 * a flow may be skipped or repeated.
-	 */
-	d.intr = ctx->walk.pos && gen != ctx->gen;
 	d.config = rcu_dereference(sn->config);
 	err = srff_table_walk(&tr->table, &ctx->walk, &srff_dump_ops, &d);
 	rcu_read_unlock();
-	if (ctx->walk.pos)
-		ctx->gen = gen;		/* read before the walk: conservative */
-	/* The table was resized since the dump began: its last message, even
-	 * NLMSG_DONE alone, says so too (the core's consistency check).
+	/* The table was resized, or a split bucket changed, since the dump
+	 * began: its last message, even NLMSG_DONE alone, says so too (the
+	 * core's consistency check).
 	 */
-	if (ctx->walk.resized) {
+	if (ctx->walk.changed) {
 		cb->prev_seq = 1;
 		cb->seq = 2;
 	}

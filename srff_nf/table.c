@@ -39,7 +39,16 @@ u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key)
 /* The lock of every flow whose hash is @hash, in any array (table.h). */
 static spinlock_t *hash_lock(struct srff_table *t, u32 hash)
 {
-	return &t->locks[hash & t->lock_mask];
+	return &t->locks[hash & t->lock_mask].lock;
+}
+
+/* The buckets of @lock changed: a walk split in one of them must know. */
+static void stripe_changed(spinlock_t *lock)
+{
+	struct srff_lock *l = container_of(lock, struct srff_lock, lock);
+
+	lockdep_assert_held(lock);
+	smp_store_release(&l->gen, l->gen + 1);	/* after the list change */
 }
 
 static struct hlist_head *bucket_of(struct srff_buckets *a, u32 hash)
@@ -126,12 +135,13 @@ int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 		kvfree(rcu_access_pointer(t->tbl));
 		return -ENOMEM;
 	}
-	for (i = 0; i < nlocks; i++)
-		spin_lock_init(&t->locks[i]);
+	for (i = 0; i < nlocks; i++) {
+		spin_lock_init(&t->locks[i].lock);
+		t->locks[i].gen = 0;
+	}
 	t->lock_mask = nlocks - 1;
 	t->shared = shared;
 	atomic_set(&t->count, 0);
-	atomic_set(&t->gen, 0);
 	get_random_bytes(&t->secret, sizeof(t->secret));
 	atomic64_set(&t->gc_freed, 0);
 	atomic64_set(&t->fin_retired, 0);
@@ -278,7 +288,7 @@ static void flow_link(struct srff_table *t, struct srff_flow *f, u32 hash,
 	hlist_add_head_rcu(&f->node[cur->node], bucket_of(cur, hash));
 	if (fut)
 		hlist_add_head_rcu(&f->node[fut->node], bucket_of(fut, hash));
-	atomic_inc(&t->gen);
+	stripe_changed(lock);
 }
 
 static void flow_unlink(struct srff_table *t, struct srff_flow *f,
@@ -387,7 +397,7 @@ static void flow_unlink(struct srff_table *t, struct srff_flow *f,
 	hlist_del_rcu(&f->node[cur->node]);
 	if (fut && !hlist_unhashed(&f->node[fut->node]))
 		hlist_del_rcu(&f->node[fut->node]);
-	atomic_inc(&t->gen);
+	stripe_changed(lock);
 	slot_release(t);
 	call_rcu(&f->rcu, flow_free_rcu);
 }
@@ -409,7 +419,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 	mutex_lock(&t->resize_lock);
 	a = table_tbl(t);
 	for (i = 0; i <= a->mask; i++) {
-		spinlock_t *lock = &t->locks[i & t->lock_mask];
+		spinlock_t *lock = &t->locks[i & t->lock_mask].lock;
 
 		/* Unlocked peek: most buckets are empty. */
 		if (hlist_empty(&a->b[i]))
@@ -538,13 +548,13 @@ int srff_table_resize(struct srff_table *t, unsigned int buckets)
 	 */
 	WRITE_ONCE(t->future, new);
 	for (b = 0; b <= t->lock_mask; b++) {
-		spin_lock_bh(&t->locks[b]);
-		spin_unlock_bh(&t->locks[b]);
+		spin_lock_bh(&t->locks[b].lock);
+		spin_unlock_bh(&t->locks[b].lock);
 	}
 
 	/* 2. Link every flow into the new array too. */
 	for (b = 0; b <= old->mask; b++) {
-		spinlock_t *lock = &t->locks[b & t->lock_mask];
+		spinlock_t *lock = &t->locks[b & t->lock_mask].lock;
 
 		if (hlist_empty(&old->b[b]))
 			goto next;
@@ -568,7 +578,7 @@ next:
 
 	/* The old nodes are free for the next resize. */
 	for (b = 0; b <= new->mask; b++) {
-		spinlock_t *lock = &t->locks[b & t->lock_mask];
+		spinlock_t *lock = &t->locks[b & t->lock_mask].lock;
 
 		if (hlist_empty(&new->b[b]))
 			goto next_clear;
@@ -580,7 +590,6 @@ next_clear:
 		cond_resched();
 	}
 	atomic64_inc(new->mask > old->mask ? &t->grown : &t->shrunk);
-	atomic_inc(&t->gen);
 	mutex_unlock(&t->resize_lock);
 	kvfree(old);
 	return 0;
@@ -605,9 +614,9 @@ next_clear:
  * Only a bucket that does not fit even into empty output (@ops->mark says
  * whether output holds anything) is split: the cursor then names the flow
  * @ops->flow refused (w->pos != 0), and a link or unlink in that bucket
- * before the next call may make it skip or repeat one; callers detect that
- * with t->gen. A resize between two calls moves flows between buckets:
- * w->resized says so.
+ * before the next call may make it skip or repeat one: the bucket's stripe
+ * generation says so. So does a resize between two calls, which moves
+ * flows between buckets. Either sets w->changed, for good.
  */
 int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 		    const struct srff_walk_ops *ops, void *arg)
@@ -615,18 +624,22 @@ int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 	const struct srff_flow *f;
 	struct hlist_node *pos;
 	struct srff_buckets *a;
-	unsigned int b, i;
+	unsigned int b, i, gen;
 	bool had_output;
 	int err = 0;
 
 	rcu_read_lock();
 	a = rcu_dereference(t->tbl);
 	if (w->buckets && w->buckets != a->mask + 1)
-		w->resized = true;
+		w->changed = true;
+	if (w->pos && w->gen != smp_load_acquire(&t->locks[w->bucket & t->lock_mask].gen))
+		w->changed = true;
 	w->buckets = a->mask + 1;
 	for (b = w->bucket; b <= a->mask; b++, w->pos = 0) {
 		if (hlist_empty(&a->b[b]))	/* most are: no call */
 			continue;
+		/* Before the list: a change after this is seen next time. */
+		gen = smp_load_acquire(&t->locks[b & t->lock_mask].gen);
 		had_output = ops->mark(arg);
 		i = 0;
 		for_each_bucket_flow(f, pos, &a->b[b], a->node) {
@@ -641,6 +654,7 @@ int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 				w->pos = 0;
 			} else {
 				w->pos = i - 1;	/* alone it does not fit: split */
+				w->gen = gen;
 			}
 			goto out;
 		}

@@ -81,6 +81,16 @@ struct srff_table_shared {
 	unsigned int max;		/* READ_ONCE */
 };
 
+/* A lock stripe: its lock, and the generation of the buckets it guards,
+ * bumped (under the lock) on every link and unlink there, which a walk
+ * split inside a bucket checks. Per stripe, so that inserts on different
+ * CPUs write no common line.
+ */
+struct srff_lock {
+	spinlock_t lock;
+	unsigned int gen;
+};
+
 /* A bucket array. */
 struct srff_buckets {
 	unsigned int mask;		/* buckets - 1 */
@@ -91,7 +101,7 @@ struct srff_buckets {
 struct srff_table {
 	/* Read by every lookup, written at init and at a resize. */
 	struct srff_buckets __rcu *tbl;
-	spinlock_t *locks;
+	struct srff_lock *locks;
 	unsigned int lock_mask;		/* locks - 1: the fewest buckets - 1 */
 	unsigned int max_buckets;	/* 0: from max_flows (table.c) */
 	unsigned int max_flows;		/* READ_ONCE: may change at run time */
@@ -99,11 +109,10 @@ struct srff_table {
 	struct srff_sizes __percpu *sizes; /* finished flows (sizes.h) */
 	unsigned int netns_ino;		/* for tracepoints: the namespace */
 	siphash_key_t secret;
-	/* Written on every link and unlink: a line of their own, so that
+	/* Written on every link and unlink: a line of its own, so that
 	 * inserts on one CPU do not evict the line every lookup reads.
 	 */
 	atomic_t count ____cacheline_aligned_in_smp; /* flows linked or being linked */
-	atomic_t gen;			/* bumped on every link and unlink */
 	/* Written by GC, flush and eviction only. */
 	atomic64_t gc_freed ____cacheline_aligned_in_smp;
 	atomic64_t fin_retired;
@@ -181,7 +190,9 @@ struct srff_walk {
 	unsigned int pos;	/* its flows walked already: non-zero only
 				 * when one bucket did not fit in one call */
 	unsigned int buckets;	/* the array's size at the previous call */
-	bool resized;		/* it changed since: flows may be skipped or
+	unsigned int gen;	/* the split bucket's stripe generation */
+	bool changed;		/* resized, or a split bucket changed, between
+				 * two calls: flows may have been skipped or
 				 * repeated (the dump says so) */
 };
 

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
@@ -759,18 +760,181 @@ static void print_cpu(void)
 		fclose(f);
 }
 
+/* ---- 4. growth: the packet path while the table resizes ------------------ */
+
+#define GROW_FROM	1000u
+#define GROW_OLD_PKTS	3		/* packets of older flows per new flow */
+#define HIST_BINS	64		/* log2 ns */
+
+struct delays {
+	u64 n, max, sum;
+	u64 bins[HIST_BINS];
+};
+
+static struct {
+	struct srff_table *t;
+	bool done;		/* __atomic */
+	bool resizing;		/* __atomic: a resize is running */
+	unsigned int resizes;
+	u64 resize_ns[32];
+	unsigned int resize_to[32];
+} grow;
+
+static void delays_add(struct delays *d, u64 ns)
+{
+	d->n++;
+	d->sum += ns;
+	d->max = ns > d->max ? ns : d->max;
+	d->bins[ns ? 64 - __builtin_clzll(ns) : 0]++;
+}
+
+/* The upper bound of the log2 bin where quantile @q falls. */
+static u64 delays_quantile(const struct delays *d, double q)
+{
+	u64 want = (u64)(q * d->n), seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < HIST_BINS; b++) {
+		seen += d->bins[b];
+		if (seen > want)
+			return b ? 1ULL << b : 1;
+	}
+	return d->max;
+}
+
+/* The GC worker's part: grow whenever a new flow would ask for it. */
+static void *grow_resizer(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&grow.done, __ATOMIC_ACQUIRE)) {
+		u64 t0;
+
+		if (!srff_table_wants_grow(grow.t)) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		__atomic_store_n(&grow.resizing, true, __ATOMIC_RELEASE);
+		t0 = now_ns();
+		if (srff_table_resize(grow.t, 0))
+			abort();
+		if (grow.resizes < 32) {
+			grow.resize_ns[grow.resizes] = now_ns() - t0;
+			grow.resize_to[grow.resizes] = srff_table_buckets(grow.t);
+		}
+		grow.resizes++;
+		__atomic_store_n(&grow.resizing, false, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * Create flows GROW_FROM..n-1, each new flow's packet followed by
+ * GROW_OLD_PKTS packets of random older flows, timing each packet: @all
+ * every packet, @during those that ran while a resize did.
+ */
+static void grow_packets(struct srff_table *t, u32 n, struct delays *all,
+			 struct delays *during)
+{
+	u32 k, j;
+
+	srff_user_rcu_register();
+	for (k = 0; k < GROW_FROM; k++)
+		sink += hash_packet(t, k, jiffies);
+	for (k = GROW_FROM; k < n; k++) {
+		for (j = 0; j <= GROW_OLD_PKTS; j++) {
+			u32 i = j ? (u32)(rng() % k) : k;
+			bool resizing = __atomic_load_n(&grow.resizing, __ATOMIC_ACQUIRE);
+			u64 t0 = now_ns(), ns;
+
+			sink += hash_packet(t, i, jiffies);
+			ns = now_ns() - t0;
+			delays_add(all, ns);
+			if (resizing || __atomic_load_n(&grow.resizing, __ATOMIC_ACQUIRE))
+				delays_add(during, ns);
+			srff_user_rcu_quiescent();
+		}
+	}
+	srff_user_rcu_offline();
+}
+
+static void print_delays(const char *what, const struct delays *d)
+{
+	if (!d->n) {
+		printf("   %-36s no packets\n", what);
+		return;
+	}
+	printf("   %-36s %9llu pkts  mean %6.0f  p99 <%6llu  p99.99 <%7llu  max %8llu\n",
+	       what, (unsigned long long)d->n, (double)d->sum / d->n,
+	       (unsigned long long)delays_quantile(d, 0.99),
+	       (unsigned long long)delays_quantile(d, 0.9999),
+	       (unsigned long long)d->max);
+}
+
+static void growth(void)
+{
+	const u32 n = MAX_N;
+	static struct delays fixed, fixed_none, all, during;
+	unsigned int buckets = module_buckets(n), i;
+	struct srff_table t;
+	pthread_t th;
+
+	printf("\n4. Growth: %u flows created one by one (each followed by %d packets of older\n"
+	       "   flows, random), ns per packet (clock_gettime around each; log2 bins)\n",
+	       n - GROW_FROM, GROW_OLD_PKTS);
+
+	/* The table at its final size from the start: no resize. */
+	if (srff_table_init(&t, buckets, n, NULL) || srff_table_resize(&t, buckets))
+		abort();
+	grow_packets(&t, n, &fixed, &fixed_none);
+	srff_table_uninit(&t);
+	rcu_barrier();
+
+	/* Growing from 256 buckets, resized by another thread as the module's
+	 * worker does, while this one sends.
+	 */
+	if (srff_table_init(&t, buckets, n, NULL))
+		abort();
+	grow.t = &t;
+	grow.done = false;
+	grow.resizes = 0;
+	if (pthread_create(&th, NULL, grow_resizer, NULL))
+		abort();
+	grow_packets(&t, n, &all, &during);
+	__atomic_store_n(&grow.done, true, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	printf("   %u resizes, 256 -> %u buckets (%u flows):", grow.resizes,
+	       srff_table_buckets(&t), srff_table_count(&t));
+	for (i = 0; i < grow.resizes && i < 32; i++)
+		printf(" %u in %.1f ms%s", grow.resize_to[i], grow.resize_ns[i] / 1e6,
+		       i + 1 < grow.resizes ? "," : "\n");
+	srff_table_uninit(&t);
+	rcu_barrier();
+
+	print_delays("fixed size (no resize)", &fixed);
+	print_delays("growing: every packet", &all);
+	print_delays("growing: packets during a resize", &during);
+	printf("   growing / fixed: mean %.2fx, max %.2fx; during a resize / fixed: p99.99 %.2fx, max %.2fx\n",
+	       ((double)all.sum / all.n) / ((double)fixed.sum / fixed.n),
+	       (double)all.max / fixed.max,
+	       (double)delays_quantile(&during, 0.9999) / delays_quantile(&fixed, 0.9999),
+	       (double)during.max / fixed.max);
+}
+
 int main(int argc, char **argv)
 {
 	static const u32 sizes[] = { 1000, 100000, MAX_N };
 	const char *tunables = getenv("GLIBC_TUNABLES");
-	bool per_packet_only = false;
+	bool per_packet_only = false, growth_only = false;
 	int opt;
 	struct row rows[3];
 	unsigned int i;
 	u64 t0 = now_ns();
 
-	while ((opt = getopt(argc, argv, "pb:")) != -1) {
+	while ((opt = getopt(argc, argv, "pgb:")) != -1) {
 		switch (opt) {
+		case 'g':	/* the growth part only */
+			growth_only = true;
+			break;
 		case 'p':	/* the per-packet part only */
 			per_packet_only = true;
 			break;
@@ -793,6 +957,12 @@ int main(int argc, char **argv)
 	       "built with gcc -O2; one thread; HZ %d; thresholds 1500,5000; idle reset off\n", HZ);
 	printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset: 4 KiB pages)");
 	print_cpu();
+	if (growth_only) {
+		growth();
+		srff_table_cache_uninit();
+		printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
+		return 0;
+	}
 	printf("\n");
 	printf("1. Per-packet cost (parse + srff_table_get + srff_flow_account + srff_band, as hook.c)\n"
 	       "   %u packets per repeat, pre-built (90%% IPv4/TCP, 10%% IPv6/TCP, %d B slots),\n"
@@ -849,14 +1019,16 @@ int main(int argc, char **argv)
 
 	memory();
 	gc();
+	growth();
 	srff_table_cache_uninit();
 	printf("\n   (no measurement of packets on another thread during a sweep: the shim's RCU\n"
 	       "    is not concurrent)\n");
 	printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench [-p] [-b BUCKETS_PER_FLOW]\n"
+	fprintf(stderr, "usage: bench [-p|-g] [-b BUCKETS_PER_FLOW]\n"
 		"  -p  the per-packet part only\n"
+		"  -g  the growth part only\n"
 		"  -b  hash buckets per flow, of max_flows rounded up to a power of two\n"
 		"      (default %g, as the module sizes its table; 1/64..4)\n", bucket_factor);
 	return 2;

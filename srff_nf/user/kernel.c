@@ -63,8 +63,55 @@ void rcu_barrier(void)
 	}
 }
 
+/*
+ * Readers on other threads, for benchmarks (quiescent-state based, as
+ * liburcu's QSBR flavour): a registered thread is inside a read-side
+ * section except when it says otherwise, with srff_user_rcu_quiescent()
+ * between packets or srff_user_rcu_offline() when it stops reading.
+ * synchronize_rcu() waits until every online reader has passed a
+ * quiescent state after it began. Unit tests register none.
+ */
+#define RCU_READERS	8
+static struct {
+	unsigned long seen;	/* the latest grace period it saw begin */
+	bool online;
+} rcu_readers[RCU_READERS];
+static unsigned long rcu_gp;
+static __thread int rcu_reader = -1;
+
+void srff_user_rcu_register(void)
+{
+	static int next;
+	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+
+	if (i >= RCU_READERS)
+		__builtin_trap();
+	rcu_reader = i;
+	__atomic_store_n(&rcu_readers[i].seen, __atomic_load_n(&rcu_gp, __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&rcu_readers[i].online, true, __ATOMIC_SEQ_CST);
+}
+
+void srff_user_rcu_quiescent(void)
+{
+	__atomic_store_n(&rcu_readers[rcu_reader].seen,
+			 __atomic_load_n(&rcu_gp, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+}
+
+void srff_user_rcu_offline(void)
+{
+	__atomic_store_n(&rcu_readers[rcu_reader].online, false, __ATOMIC_SEQ_CST);
+}
+
 void synchronize_rcu(void)
 {
+	unsigned long gp = __atomic_add_fetch(&rcu_gp, 1, __ATOMIC_SEQ_CST);
+	int i;
+
+	for (i = 0; i < RCU_READERS; i++)
+		while (__atomic_load_n(&rcu_readers[i].online, __ATOMIC_SEQ_CST) &&
+		       __atomic_load_n(&rcu_readers[i].seen, __ATOMIC_SEQ_CST) < gp)
+			;
 	rcu_barrier();
 }
 

@@ -263,6 +263,8 @@ static inline void atomic_add(int i, atomic_t *v)
 	__old; })
 
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 
 /* Fully ordered on success; on failure *old is what was found. */
 static inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
@@ -452,6 +454,10 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func);
 void synchronize_rcu(void);
 void rcu_barrier(void);
 extern unsigned long srff_user_rcu_pending;	/* callbacks queued */
+/* Readers on other threads (benchmarks; kernel.c says how). */
+void srff_user_rcu_register(void);
+void srff_user_rcu_quiescent(void);
+void srff_user_rcu_offline(void);
 
 /* ---- memory ------------------------------------------------------------ */
 
