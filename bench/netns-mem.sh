@@ -13,7 +13,8 @@
 #   3. N more namespaces with srff loaded: each costs what srff keeps for a
 #      namespace where it is off (target: <= 16 KiB, whatever max_flows);
 #   4. srff switched on in those N (srffctl -n NS set enabled on): each
-#      now holds a table sized from max_flows, busy or not.
+#      now holds an idle table, which starts small whatever max_flows is
+#      (target: <= 16 KiB).
 # SRFF_PARAMS adds module parameters (e.g. max_flows=1m: step 3 must not
 # grow with it). Kernel memory is Slab + VmallocUsed + Percpu from
 # /proc/meminfo; MemFree is shown beside it as a cross-check. Nothing is
@@ -42,11 +43,9 @@ for i in $(seq "$N"); do srffctl/srffctl -n "memB$i" set enabled on; done
 settle; k4=$(kmem); f4=$(free_kb)
 
 max_flows=$(srffctl/srffctl -n memB1 -j stats | jq .max_flows)
-buckets=1
-while [ "$buckets" -lt "$max_flows" ]; do buckets=$((buckets * 2)); done
-buckets=$((buckets / 2 > 256 ? buckets / 2 : 256))	# srff_config_hash_buckets()
+buckets=$(srffctl/srffctl -n memB1 -j stats | jq .buckets)	# an idle table's
 echo "guest: $(nproc) CPUs, $(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo) MiB;" \
-	"srff's max_flows here: $max_flows, $buckets buckets${SRFF_PARAMS:+ ($SRFF_PARAMS)}"
+	"srff's max_flows here: $max_flows; an idle table: $buckets buckets${SRFF_PARAMS:+ ($SRFF_PARAMS)}"
 per() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 printf '%-60s %10s %10s\n' "KiB per namespace" "kernel" "MemFree"
 printf '%-60s %10s %10s\n' "a namespace, no srff ($N)" "$(per $((k1 - k0)) "$N")" "$(per $((f0 - f1)) "$N")"
@@ -58,8 +57,8 @@ printf '%-60s %10s %10s\n' "  srff's share: that minus a namespace without srff"
 	"$(per $((k3 - k2 - (k1 - k0))) "$N")" "$(per $((f2 - f3 - (f0 - f1))) "$N")"
 printf '%-60s %10s %10s\n' "srffctl set enabled on, in each of them ($N)" \
 	"$(per $((k4 - k3)) "$N")" "$(per $((f3 - f4)) "$N")"
-printf '%-60s %10s\n' "  expected from the sizes (buckets x 8 B + 4 KiB locks)" \
-	"$(per $((buckets * 8 + 4096)) 1024)"
+printf '%-60s %10s\n' "  of which the bucket array and its locks ($buckets x 8 B + 256 x 8 B)" \
+	"$(per $((buckets * 8 + 2048)) 1024)"
 
 rmmod srff
 for i in $(seq "$N"); do ip netns del "memA$i"; ip netns del "memB$i"; done

@@ -61,9 +61,10 @@ if (lo, "srff") in added and (hi, "srff") in added:
     print("srff path ns/packet at %d flows / at %d flows: %.2fx (target <= 1.2x)"
           % (hi, lo, (1e9 / med(rh)) / (1e9 / med(rl))))
 if mem:
-    flows, slab, buckets = int(mem[0]), int(mem[1]), int(mem[2])
-    print("\nmemory at %d flows: slab grew %.1f MiB = %.0f B/flow; bucket array %.1f MiB; total %.0f B/flow (target <= 128)"
-          % (flows, slab / 2**20, slab / flows, buckets / 2**20, (slab + buckets) / flows))
+    flows, kmem, buckets = int(mem[0]), int(mem[1]), int(mem[2])
+    print("\nmemory at %d flows: kernel memory (Slab + VmallocUsed) grew %.1f MiB = %.1f B/flow (target <= 128),"
+          " the bucket array the table grew to included (%.1f MiB = %.1f B/flow)"
+          % (flows, kmem / 2**20, kmem / flows, buckets / 2**20, buckets / flows))
 def read_slices(path):
     out = []
     for line in open(path):

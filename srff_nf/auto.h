@@ -53,8 +53,6 @@
 struct srff_auto {
 	struct srff_sizes seen;		/* the histogram at the last update */
 	u64 flows[SRFF_SIZES_BUCKETS];	/* recent, << SRFF_AUTO_FLOW_SHIFT */
-	struct srff_sizes scratch;	/* the histogram now (2 KiB: not on
-					 * the stack) */
 };
 
 /* Flows recorded in @now (the histogram's reason counters). Compared with

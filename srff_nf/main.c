@@ -187,8 +187,16 @@ static void auto_step(struct srff_tracker *tr)
 	tr->auto_next = jiffies + SRFF_AUTO_PERIOD;
 	ended = srff_table_sizes_ended(&tr->table);
 	if (ended != srff_auto_ended(&a->seen)) {
-		srff_table_sizes_read(&tr->table, &a->scratch);
-		srff_auto_update(a, &a->scratch, srff_config_auto_min_flows());
+		/* The histogram now: 2 KiB, not on the stack, and not kept
+		 * in every namespace's tracker between updates.
+		 */
+		struct srff_sizes *now = kmalloc(sizeof(*now), GFP_KERNEL);
+
+		if (!now)
+			return;		/* the next GC run tries again */
+		srff_table_sizes_read(&tr->table, now);
+		srff_auto_update(a, now, srff_config_auto_min_flows());
+		kfree(now);
 		WRITE_ONCE(tr->auto_flows, srff_auto_flows(a));
 	} else if (!test_and_clear_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags)) {
 		return;		/* nothing new, and no new configuration */

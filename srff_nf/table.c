@@ -77,14 +77,26 @@ static struct srff_buckets *table_tbl(const struct srff_table *t)
 	return rcu_dereference_check(t->tbl, lockdep_is_held(&t->resize_lock));
 }
 
+static void buckets_free(struct srff_buckets *a)
+{
+	if (a)
+		kvfree(a->b);
+	kvfree(a);
+}
+
 static struct srff_buckets *buckets_alloc(unsigned int n, unsigned int node)
 {
 	struct srff_buckets *a;
 	unsigned int i;
 
-	a = kvzalloc(struct_size(a, b, n), GFP_KERNEL_ACCOUNT);
+	a = kvzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return NULL;
+	a->b = kvcalloc(n, sizeof(*a->b), GFP_KERNEL_ACCOUNT);
+	if (!a->b) {
+		kvfree(a);
+		return NULL;
+	}
 	for (i = 0; i < n; i++)
 		INIT_HLIST_HEAD(&a->b[i]);
 	a->mask = n - 1;
@@ -132,7 +144,7 @@ int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 	if (!t->locks || !t->sizes) {
 		free_percpu(t->sizes);
 		kvfree(t->locks);
-		kvfree(rcu_access_pointer(t->tbl));
+		buckets_free(rcu_access_pointer(t->tbl));
 		return -ENOMEM;
 	}
 	for (i = 0; i < nlocks; i++) {
@@ -165,7 +177,7 @@ void srff_table_uninit(struct srff_table *t)
 	WARN_ON(atomic_read(&t->count));
 	free_percpu(t->sizes);
 	kvfree(t->locks);
-	kvfree(rcu_access_pointer(t->tbl));
+	buckets_free(rcu_access_pointer(t->tbl));
 	mutex_destroy(&t->resize_lock);
 }
 
@@ -591,7 +603,7 @@ next_clear:
 	}
 	atomic64_inc(new->mask > old->mask ? &t->grown : &t->shrunk);
 	mutex_unlock(&t->resize_lock);
-	kvfree(old);
+	buckets_free(old);
 	return 0;
 }
 

@@ -91,11 +91,13 @@ struct srff_lock {
 	unsigned int gen;
 };
 
-/* A bucket array. */
+/* A bucket array. The heads are an allocation of their own, a power of two
+ * in size, so that a table's first 256 take 2 KiB, not 4.
+ */
 struct srff_buckets {
+	struct hlist_head *b;
 	unsigned int mask;		/* buckets - 1 */
 	unsigned int node;		/* links flows by their node[node] */
-	struct hlist_head b[];
 };
 
 struct srff_table {

@@ -99,7 +99,7 @@ static void table_init_sizes(void)
 		CHECK_EQ(t.lock_mask, cases[i].lock_mask);
 		CHECK_EQ(t.max_buckets, cases[i].max);
 		CHECK_EQ(srff_table_count(&t), 0);
-		CHECK_EQ(srff_user_kv_live, 3);	/* buckets, locks, sizes */
+		CHECK_EQ(srff_user_kv_live, 4);	/* array, heads, locks, sizes */
 		teardown(&t);
 	}
 }
@@ -110,7 +110,7 @@ static void table_init_enomem(void)
 	struct srff_table t;
 	int nth;
 
-	for (nth = 1; nth <= 3; nth++) {	/* buckets, locks, sizes */
+	for (nth = 1; nth <= 4; nth++) {	/* array, heads, locks, sizes */
 		srff_user_kv_fail_nth = nth;
 		CHECK_EQ_INT(srff_table_init(&t, 64, 100, NULL), -ENOMEM);
 		CHECK_EQ(srff_user_kv_live, 0);
@@ -1269,6 +1269,7 @@ static void resize_stops_at_max(void)
 static void resize_enomem(void)
 {
 	bool live[600] = { false };
+	int nth;
 	struct srff_table t;
 	bool created;
 	u32 i;
@@ -1278,9 +1279,12 @@ static void resize_enomem(void)
 		get(&t, i, 1, &created);
 		live[i] = true;
 	}
-	srff_user_kv_fail_nth = 1;
-	CHECK_EQ_INT(srff_table_resize(&t, 0), -ENOMEM);
-	srff_user_kv_fail_nth = 0;
+	for (nth = 1; nth <= 2; nth++) {	/* the array, its heads */
+		srff_user_kv_fail_nth = nth;
+		CHECK_EQ_INT(srff_table_resize(&t, 0), -ENOMEM);
+		srff_user_kv_fail_nth = 0;
+		CHECK_EQ(srff_user_kv_live, 4);	/* nothing left over */
+	}
 	CHECK_EQ(srff_table_buckets(&t), 256);
 	CHECK(t.future == NULL);
 	CHECK_EQ(atomic64_read(&t.grown), 0);
