@@ -27,8 +27,14 @@
  * 2. Memory per tracked flow, and in total at 1 M flows.
  * 3. Garbage collection of 1 M idle flows: the sweep's duration and the
  *    longest stretch between two cond_resched() calls.
+ * 4. Growth ("bench -g" runs only this part): flows created one by one
+ *    from 1 k to 1 M, each followed by packets of older flows, every
+ *    packet timed, once with the table at its final size and once growing
+ *    from 256 buckets, resized by a second thread as the module's worker
+ *    does (the shim's quiescent-state RCU readers make that safe).
  *
- * Everything runs on one thread; ratios compare numbers from the same run.
+ * Everything else runs on one thread; ratios compare numbers from the
+ * same run.
  */
 #define _GNU_SOURCE
 #include <malloc.h>

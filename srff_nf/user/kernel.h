@@ -19,8 +19,9 @@
  *   the caller says so, with synchronize_rcu() or rcu_barrier(), which run
  *   the queued callbacks. Single-threaded callers therefore see real RCU
  *   lifetimes: an unlinked flow stays readable until the grace period ends,
- *   and is freed then. This is not a concurrent RCU: readers on other
- *   threads are not waited for.
+ *   and is freed then. Readers on other threads are waited for only if they
+ *   register as quiescent-state readers (srff_user_rcu_register(), for the
+ *   benchmark's resize measurement; call_rcu() is then still single-threaded).
  * - Spinlocks are test-and-set locks that remember their owner thread, so
  *   lockdep_assert_held() really checks that the caller holds the lock. _bh
  *   variants are the plain ones (no softirqs here). sizeof(spinlock_t) is 16
