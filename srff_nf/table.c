@@ -36,10 +36,13 @@ u32 srff_table_key_hash(const struct srff_table *t, const struct srff_key *key)
 	return flow_hash(t, key);
 }
 
-/* The lock of every flow whose hash is @hash, in any array (table.h). */
-static spinlock_t *hash_lock(struct srff_table *t, u32 hash)
+/* The lock of every flow whose hash is @n, in any array, and of bucket @n
+ * of every array: a table never has fewer buckets than locks, so a hash and
+ * its bucket share the low bits that choose the lock (table.h).
+ */
+static spinlock_t *stripe_lock(struct srff_table *t, u32 n)
 {
-	return &t->locks[hash & t->lock_mask].lock;
+	return &t->locks[n & t->lock_mask].lock;
 }
 
 /* The buckets of @lock changed: a walk split in one of them must know. */
@@ -49,6 +52,12 @@ static void stripe_changed(spinlock_t *lock)
 
 	lockdep_assert_held(lock);
 	smp_store_release(&l->gen, l->gen + 1);	/* after the list change */
+}
+
+/* Bucket @n's stripe generation, read before walking the bucket. */
+static unsigned int stripe_gen(const struct srff_table *t, unsigned int n)
+{
+	return smp_load_acquire(&t->locks[n & t->lock_mask].gen);
 }
 
 static struct hlist_head *bucket_of(struct srff_buckets *a, u32 hash)
@@ -319,7 +328,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 				 unsigned long now, bool *created)
 {
 	u32 hash = flow_hash(t, key);
-	spinlock_t *lock = hash_lock(t, hash);
+	spinlock_t *lock = stripe_lock(t, hash);
 	struct srff_flow *f, *old;
 	struct srff_buckets *a;
 
@@ -431,7 +440,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 	mutex_lock(&t->resize_lock);
 	a = table_tbl(t);
 	for (i = 0; i <= a->mask; i++) {
-		spinlock_t *lock = &t->locks[i & t->lock_mask].lock;
+		spinlock_t *lock = stripe_lock(t, i);
 
 		/* Unlocked peek: most buckets are empty. */
 		if (hlist_empty(&a->b[i]))
@@ -495,6 +504,13 @@ next:
 	return freed;
 }
 
+/* More than two of @n flows per bucket of @size, and room to grow. */
+static bool table_wants_grow(const struct srff_table *t, unsigned int n,
+			     unsigned int size)
+{
+	return n / 2 > size && size < table_max_buckets(t);
+}
+
 /*
  * The size @t should be resized to now, or 0 to stay: more than two flows
  * per bucket grows it, fewer than one per eight shrinks it, to the power of
@@ -507,7 +523,7 @@ unsigned int srff_table_resize_target(const struct srff_table *t)
 	unsigned int lo = t->lock_mask + 1, hi = table_max_buckets(t);
 	unsigned long want;
 
-	if (!((n / 2 > size && size < hi) || (n < size / 8 && size > lo)))
+	if (!(table_wants_grow(t, n, size) || (n < size / 8 && size > lo)))
 		return 0;
 	want = roundup_pow_of_two(max_t(unsigned int, n, 1));
 	want = clamp_t(unsigned long, want, lo, hi);
@@ -519,9 +535,8 @@ unsigned int srff_table_resize_target(const struct srff_table *t)
  */
 bool srff_table_wants_grow(const struct srff_table *t)
 {
-	unsigned int size = rcu_dereference(t->tbl)->mask + 1;
-
-	return srff_table_count(t) / 2 > size && size < table_max_buckets(t);
+	return table_wants_grow(t, srff_table_count(t),
+				rcu_dereference(t->tbl)->mask + 1);
 }
 
 /*
@@ -560,13 +575,13 @@ int srff_table_resize(struct srff_table *t, unsigned int buckets)
 	 */
 	WRITE_ONCE(t->future, new);
 	for (b = 0; b <= t->lock_mask; b++) {
-		spin_lock_bh(&t->locks[b].lock);
-		spin_unlock_bh(&t->locks[b].lock);
+		spin_lock_bh(stripe_lock(t, b));
+		spin_unlock_bh(stripe_lock(t, b));
 	}
 
 	/* 2. Link every flow into the new array too. */
 	for (b = 0; b <= old->mask; b++) {
-		spinlock_t *lock = &t->locks[b & t->lock_mask].lock;
+		spinlock_t *lock = stripe_lock(t, b);
 
 		if (hlist_empty(&old->b[b]))
 			goto next;
@@ -590,7 +605,7 @@ next:
 
 	/* The old nodes are free for the next resize. */
 	for (b = 0; b <= new->mask; b++) {
-		spinlock_t *lock = &t->locks[b & t->lock_mask].lock;
+		spinlock_t *lock = stripe_lock(t, b);
 
 		if (hlist_empty(&new->b[b]))
 			goto next_clear;
@@ -644,14 +659,14 @@ int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 	a = rcu_dereference(t->tbl);
 	if (w->buckets && w->buckets != a->mask + 1)
 		w->changed = true;
-	if (w->pos && w->gen != smp_load_acquire(&t->locks[w->bucket & t->lock_mask].gen))
+	if (w->pos && w->gen != stripe_gen(t, w->bucket))
 		w->changed = true;
 	w->buckets = a->mask + 1;
 	for (b = w->bucket; b <= a->mask; b++, w->pos = 0) {
 		if (hlist_empty(&a->b[b]))	/* most are: no call */
 			continue;
 		/* Before the list: a change after this is seen next time. */
-		gen = smp_load_acquire(&t->locks[b & t->lock_mask].gen);
+		gen = stripe_gen(t, b);
 		had_output = ops->mark(arg);
 		i = 0;
 		for_each_bucket_flow(f, pos, &a->b[b], a->node) {
