@@ -18,18 +18,20 @@ mode=${1:?resize}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 
-stat() { srffctl -j stats | jq "$1"; }
+buckets_at_least() { [ "$(stat buckets)" -ge "$1" ]; }
+buckets_are() { [ "$(stat buckets)" = "$1" ]; }
 busy_bytes() { srffctl -j flows port 6100 | jq '[.[].bytes] | max // 0'; }
+busy_tracked() { [ "$(srffctl -j flows port 6100 | jq length)" = 1 ]; }
+busy_above() { [ "$(busy_bytes)" -gt "$1" ]; }
 
 case $mode in
 resize)
 	# max_flows 65536: at most 32768 buckets. No GC before the shrink.
 	srff_load max_flows=65536 idle_timeout_ms=600000 gc_interval_ms=250 idle_reset_ms=0
-	check "a new table has 256 buckets ($(stat .buckets))" test "$(stat .buckets)" = 256
+	check "a new table has 256 buckets ($(stat buckets))" buckets_are 256
 	ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 6100 100000 100 --interval 0.05 &
 	BG_PIDS+=($!)
-	wait_for 20 sh -c "[ \"\$(ip netns exec $SND $SRFFCTL -j flows port 6100 | jq length)\" = 1 ]" ||
-		fail "busy flow tracked"
+	wait_for 20 busy_tracked || fail "busy flow tracked"
 	pids=()
 	for base in 20000 23000 26000 29000; do
 		ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-flows $RCV_IP4 3000 --base-port $base &
@@ -37,7 +39,7 @@ resize)
 	done
 	b0=$(busy_bytes)
 	for p in "${pids[@]}"; do wait "$p" || fail "udp-flows"; done
-	wait_for 20 sh -c "ip netns exec $SND $SRFFCTL -j stats | jq -e '.buckets >= 8192' >/dev/null" ||
+	wait_for 20 buckets_at_least 8192 ||
 		fail "table did not grow to 8192 buckets or more: $(srffctl -j stats | jq -c '{flows, buckets, grown}')"
 	st=$(srffctl -j stats)
 	log "$(jq -c '{flows, created, buckets, grown, shrunk, gc_last_chain}' <<<"$st")"
@@ -45,18 +47,18 @@ resize)
 		jq -e '.grown >= 1 and .shrunk == 0 and .buckets * 2 >= .flows' <<<"$st"
 	check "12 001 flows, each created once ($(jq -c '{flows, created}' <<<"$st"))" \
 		jq -e '.flows == 12001 and .created == 12001' <<<"$st"
-	n=$(srffctl -j flows | jq length)
+	flows=$(srffctl -j flows)
+	n=$(jq length <<<"$flows")
 	check "the dump lists each once ($n)" test "$n" = 12001
-	n=$(srffctl -j flows | jq '[.[] | "\(.sport) \(.dport)"] | unique | length')
+	n=$(jq '[.[] | "\(.sport) \(.dport)"] | unique | length' <<<"$flows")
 	check "no flow twice ($n distinct)" test "$n" = 12001
-	wait_for 10 sh -c "[ \"\$(ip netns exec $SND $SRFFCTL -j flows port 6100 | jq '.[0].bytes')\" -gt $b0 ]" ||
-		fail "busy flow's count did not go on"
+	wait_for 10 busy_above "$b0" || fail "busy flow's count did not go on"
 	b1=$(busy_bytes)
 	check "busy flow kept counting across the resizes ($b0 -> $b1 bytes)" test "$b1" -gt "$b0"
 
 	# GC frees the 12 000 (idle for 1 s); the busy flow stays.
 	run srffctl set idle-timeout 1s || fail "set idle-timeout"
-	wait_for 30 sh -c "[ \"\$(ip netns exec $SND $SRFFCTL -j stats | jq .buckets)\" = 256 ]" ||
+	wait_for 30 buckets_are 256 ||
 		fail "table did not shrink: $(srffctl -j stats | jq -c '{flows, buckets, shrunk}')"
 	st=$(srffctl -j stats)
 	log "$(jq -c '{flows, gc_freed, buckets, grown, shrunk}' <<<"$st")"
