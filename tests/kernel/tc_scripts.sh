@@ -9,12 +9,18 @@
 # cannot do (fq-bands before 6.7, mqprio on one TX queue) with exit 3.
 # --help prints the usage on stdout, exit 0. (Rollback, whole trees, -n and
 # the multiqueue guard in depth: qdisc_tree.sh.)
+#
+# tc_scripts.sh [main|fq-bands]: two tests (TESTS). fq-bands is the part that
+# differs by kernel where setups.sh does not look, so CI runs that part alone
+# on its second kernel (README, "CI and its budget").
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 Q=$TOP/tc-scripts/srff-qdisc
 SRFF_QDISC_STATE=$(mktemp -d)
 export SRFF_QDISC_STATE
+part=${1:-main}
+case $part in main|fq-bands) ;; *) fail "usage: tc_scripts.sh [main|fq-bands]" ;; esac
 setup_ns NS
 ip -n "$NS" link add v0 numtxqueues 4 numrxqueues 4 type veth peer name v1 numtxqueues 4 numrxqueues 4
 ip -n "$NS" link set v0 up
@@ -26,6 +32,9 @@ tc -n "$NS" qdisc replace dev v0 root fq_codel
 orig=$(root)
 check "starts at fq_codel ($orig)" test "$(root | cut -d' ' -f1)" = fq_codel
 
+if [ "$part" = main ]; then
+# kinds: the qdisc at the root, and the one at 1:1 under a shaper.
+kinds() { tc -n "$NS" qdisc show dev v0 | awk '$4 == "root" { r = $2 } $4 == "parent" && $5 == "1:1" { c = "/" $2 } END { print r c }'; }
 # fq_codel leaves of 10:'s bands (handles 101:, 102:, ...)
 leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 1[0-9a-f][0-9a-f]: parent 10:'; }
 # ets quanta for v0 (MTU 1500: 1514 bytes a quantum), band 0 strict:
@@ -90,8 +99,7 @@ done
 
 # One setup over another replaces it (the kernel changes no qdisc into
 # another kind: srff-qdisc deletes first); revert goes back to the first
-# root. kinds: the qdisc at the root, and the one at 1:1 under a shaper.
-kinds() { tc -n "$NS" qdisc show dev v0 | awk '$4 == "root" { r = $2 } $4 == "parent" && $5 == "1:1" { c = "/" $2 } END { print r c }'; }
+# root.
 # The fq_codel leaves under 10: (prio-fq's; none in prio's default leaves).
 fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
 for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
@@ -126,6 +134,9 @@ done
 q revert v0 >/dev/null
 check "  revert after them all restores $orig" test "$(root)" = "$orig"
 
+fi
+
+if [ "$part" = fq-bands ]; then
 # fq-bands: Linux 6.7+ and iproute2 6.7+; elsewhere exit 3, nothing changed.
 before=$(tc -n "$NS" qdisc show dev v0)
 out=$(q install fq-bands v0 2>&1); rc=$?
@@ -145,6 +156,10 @@ else
 	check "  shaped-fq-bands: tbf with fq under it" test "$(kinds)" = tbf/fq
 	q revert v0 >/dev/null
 	check "  revert restores $orig" test "$(root)" = "$orig"
+fi
+
+rm -rf "$SRFF_QDISC_STATE"
+exit "$ksft_pass"
 fi
 
 # mqprio needs a TX queue per band: a one-queue device is refused, exit 3.
