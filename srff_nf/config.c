@@ -478,7 +478,7 @@ void srff_config_swap(struct srff_net *sn, struct srff_config *c)
 				  lockdep_is_held(&sn->config_lock));
 	tr = srff_tracker_locked(sn);
 	if (tr)
-		WRITE_ONCE(tr->table.max_flows, c->max_flows);
+		srff_table_set_max_flows(&tr->table, c->max_flows);
 	if (!old)
 		return;
 #ifdef SRFF_TEST_HOOKS

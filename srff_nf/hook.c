@@ -238,7 +238,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 			this_cpu_inc(st->created);
 			if (unlikely(srff_table_pressure(&tr->table)))
 				srff_gc_kick(tr);
-			if (unlikely(srff_table_wants_grow(&tr->table)))
+			if (unlikely(srff_table_wants_grow(&tr->table) ||
+				     srff_table_wants_sizes(&tr->table)))
 				srff_resize_kick(tr);
 		}
 	} else if (unlikely(pkt.tcp_syn)) {

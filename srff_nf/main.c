@@ -40,7 +40,7 @@
 #include "srff.h"
 
 unsigned int srff_net_id __read_mostly;
-struct srff_table_shared srff_host_flows;
+struct srff_slots srff_host_flows;
 
 /*
  * Early GC: a table more than 7/8 full, or one that refused a flow, asks
@@ -125,13 +125,13 @@ void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
 {
 	BUILD_BUG_ON(sizeof(struct srff_pcpu_stats) % sizeof(u64));
 	memset(st, 0, sizeof(*st));
-	st->flows_host = atomic_read(&srff_host_flows.count);
+	st->flows_host = srff_slots_used(&srff_host_flows);
 	st->max_flows_host = READ_ONCE(srff_host_flows.max);
 	if (!tr)		/* srff is disabled here: nothing counted */
 		return;
 	srff_pcpu_sum_u64((u64 *)&st->sum, tr->stats, sizeof(st->sum));
 	st->flows = srff_table_count(&tr->table);
-	st->max_flows = READ_ONCE(tr->table.max_flows);
+	st->max_flows = srff_table_max_flows(&tr->table);
 	st->gc_freed = atomic64_read(&tr->table.gc_freed);
 	st->fin_retired = atomic64_read(&tr->table.fin_retired);
 	st->flushed = atomic64_read(&tr->table.flushed);
@@ -186,6 +186,15 @@ static void auto_step(struct srff_tracker *tr)
 		return;
 	tr->auto_next = jiffies + SRFF_AUTO_PERIOD;
 	ended = srff_table_sizes_ended(&tr->table);
+	if (!a) {
+		/* 3 KiB, not kept by a namespace where no flow has ended. */
+		if (!ended)
+			return;
+		a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+		if (!a)
+			return;		/* the next GC run tries again */
+		tr->autoth = a;
+	}
 	if (ended != srff_auto_ended(&a->seen)) {
 		/* The histogram now: 2 KiB, not on the stack, and not kept
 		 * in every namespace's tracker between updates.
@@ -282,13 +291,15 @@ static void resize_worker(struct work_struct *work)
 					       resize_work);
 
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
+	srff_table_sizes_alloc(&tr->table);	/* -ENOMEM: the next flow asks */
 	srff_table_resize(&tr->table, 0);
 }
 
 /*
- * The table holds more than two flows per bucket: grow it, in process
- * context (table.c). Any context, the packet path included; one resize is
- * queued at a time, and it sizes the table from the count it then finds.
+ * The table holds more than two flows per bucket, or got its first flow:
+ * grow it, or give it its size histogram, in process context (table.c).
+ * Any context, the packet path included; one resize is queued at a time,
+ * and it sizes the table from the count it then finds.
  */
 void srff_resize_kick(struct srff_tracker *tr)
 {
@@ -330,8 +341,7 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	}
 	tr->table.netns_ino = sn->net->ns.inum;
 	tr->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	tr->autoth = kzalloc(sizeof(*tr->autoth), GFP_KERNEL_ACCOUNT);
-	if (!tr->stats || !tr->autoth) {
+	if (!tr->stats) {
 		tracker_free(tr);
 		return NULL;
 	}
@@ -493,11 +503,12 @@ static int __init srff_init(void)
 	err = srff_config_params_check();
 	if (err)
 		return err;
-	atomic_set(&srff_host_flows.count, 0);
-	srff_host_flows.max = srff_config_max_flows_host();
-	err = srff_table_cache_init();
+	err = srff_slots_init(&srff_host_flows, srff_config_max_flows_host());
 	if (err)
 		return err;
+	err = srff_table_cache_init();
+	if (err)
+		goto err_slots;
 	err = register_pernet_subsys(&srff_net_ops);
 	if (err)
 		goto err_cache;
@@ -512,6 +523,8 @@ err_pernet:
 err_cache:
 	rcu_barrier();
 	srff_table_cache_uninit();
+err_slots:
+	srff_slots_uninit(&srff_host_flows);
 	return err;
 }
 
@@ -523,6 +536,7 @@ static void __exit srff_exit(void)
 				 * go to kfree_rcu, which runs no module code)
 				 */
 	srff_table_cache_uninit();
+	srff_slots_uninit(&srff_host_flows);	/* every table is gone */
 	pr_info("srff: unloaded\n");
 }
 

@@ -77,7 +77,8 @@ struct srff_tracker {
 	unsigned long gc_next_early;		/* jiffies: no early GC before */
 	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
 	atomic64_t gc_early;			/* sweeps started early */
-	struct srff_auto *autoth;		/* the GC worker's alone */
+	struct srff_auto *autoth;		/* the GC worker's alone; NULL
+						 * until a flow has ended */
 	unsigned long auto_next;		/* jiffies: next update */
 	u64 auto_flows;				/* READ_ONCE: recent flows */
 	atomic64_t auto_changes;		/* thresholds installed */
@@ -126,7 +127,7 @@ struct srff_stats {
 
 extern unsigned int srff_net_id;
 /* The host-wide cap on flows of every namespace together (main.c). */
-extern struct srff_table_shared srff_host_flows;
+extern struct srff_slots srff_host_flows;
 
 static inline struct srff_net *srff_pernet(struct net *net)
 {

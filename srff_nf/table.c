@@ -123,7 +123,7 @@ static unsigned int table_max_buckets(const struct srff_table *t)
 
 	if (!n)
 		n = roundup_pow_of_two(max_t(unsigned int,
-					     READ_ONCE(t->max_flows), 2)) / 2;
+					     srff_table_max_flows(t), 2)) / 2;
 	n = min_t(unsigned long, n, SRFF_TABLE_MAX_BUCKETS);
 	return max_t(unsigned long, n, t->lock_mask + 1);
 }
@@ -134,24 +134,23 @@ static unsigned int table_max_buckets(const struct srff_table *t)
  * SRFF_MAX_LOCKS or fewer.
  */
 int srff_table_init(struct srff_table *t, unsigned int max_buckets,
-		    unsigned int max_flows, struct srff_table_shared *shared)
+		    unsigned int max_flows, struct srff_slots *shared)
 {
 	unsigned int i, nlocks;
 
 	t->max_buckets = max_buckets ?
 		roundup_pow_of_two(min_t(unsigned int, max_buckets,
 					 SRFF_TABLE_MAX_BUCKETS)) : 0;
-	t->max_flows = max_flows;
 	nlocks = t->max_buckets ?: SRFF_MAX_LOCKS;
 	nlocks = min_t(unsigned int, nlocks, SRFF_MAX_LOCKS);
 
 	RCU_INIT_POINTER(t->tbl, buckets_alloc(nlocks, 0));
 	if (!rcu_access_pointer(t->tbl))
 		return -ENOMEM;
+	t->flows.cache = NULL;
 	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL_ACCOUNT);
-	t->sizes = alloc_percpu_gfp(struct srff_sizes, GFP_KERNEL_ACCOUNT);
-	if (!t->locks || !t->sizes) {
-		free_percpu(t->sizes);
+	t->sizes = NULL;		/* at the first flow: srff_table_sizes_alloc */
+	if (!t->locks || srff_slots_init(&t->flows, max_flows)) {
 		kvfree(t->locks);
 		buckets_free(rcu_access_pointer(t->tbl));
 		return -ENOMEM;
@@ -162,7 +161,6 @@ int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 	}
 	t->lock_mask = nlocks - 1;
 	t->shared = shared;
-	atomic_set(&t->count, 0);
 	get_random_bytes(&t->secret, sizeof(t->secret));
 	atomic64_set(&t->gc_freed, 0);
 	atomic64_set(&t->fin_retired, 0);
@@ -183,7 +181,7 @@ int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 void srff_table_uninit(struct srff_table *t)
 {
 	srff_table_sweep(t, SRFF_SWEEP_ALL, jiffies, 0);
-	WARN_ON(atomic_read(&t->count));
+	srff_slots_uninit(&t->flows);
 	free_percpu(t->sizes);
 	kvfree(t->locks);
 	buckets_free(rcu_access_pointer(t->tbl));
@@ -213,20 +211,127 @@ static struct srff_flow *bucket_find(struct srff_buckets *a, u32 hash,
 	return NULL;
 }
 
-/* Take one of @max slots of @count: false, with nothing taken, when all
- * are. A compare-and-swap loop, not an increment taken back when it went
+/* ---- slots: capped counts, batched per CPU (table.h) ------------------- */
+
+/* Slots a CPU takes from a pool at once: 16, or fewer, so that all the
+ * caches together (fewer than 2 * batch slots each) hold less than max / 16.
+ * 0 (no caching) for a small pool on many CPUs.
+ */
+#define SRFF_SLOTS_BATCH	16
+
+static unsigned int slots_batch(unsigned int max)
+{
+	return min_t(unsigned int, SRFF_SLOTS_BATCH,
+		     max / (32 * num_possible_cpus()));
+}
+
+int srff_slots_init(struct srff_slots *s, unsigned int max)
+{
+	s->cache = alloc_percpu_gfp(unsigned int, GFP_KERNEL_ACCOUNT);
+	if (!s->cache)
+		return -ENOMEM;
+	atomic_set(&s->count, 0);
+	srff_slots_set_max(s, max);
+	return 0;
+}
+
+/* Nothing may take or put any more: the caches go back to the pool, which
+ * must then be empty.
+ */
+void srff_slots_uninit(struct srff_slots *s)
+{
+	unsigned int cpu;
+
+	if (!s->cache)
+		return;
+	for_each_possible_cpu(cpu) {
+		unsigned int *c = per_cpu_ptr(s->cache, cpu);
+
+		atomic_sub(*c, &s->count);
+		*c = 0;
+	}
+	WARN_ON(atomic_read(&s->count));
+	free_percpu(s->cache);
+	s->cache = NULL;
+}
+
+/* A lower cap is not enforced on slots already out: a pool above it hands
+ * out nothing until enough come back.
+ */
+void srff_slots_set_max(struct srff_slots *s, unsigned int max)
+{
+	WRITE_ONCE(s->max, max);
+	WRITE_ONCE(s->batch, slots_batch(max));
+}
+
+/* Take up to @want slots from the pool: how many were taken, 0 when it is
+ * at its cap. A compare-and-swap loop, not an add taken back when it went
  * over: the count never reads above the cap, not even for an instant, and
  * a newcomer is never refused because another one was passing through.
  */
-static bool count_reserve(atomic_t *count, unsigned int max)
+static unsigned int pool_take(struct srff_slots *s, unsigned int want)
 {
-	int old = atomic_read(count);
+	unsigned int max = READ_ONCE(s->max), got;
+	int old = atomic_read(&s->count);
 
 	do {
 		if ((unsigned int)old >= max)
-			return false;
-	} while (!atomic_try_cmpxchg(count, &old, old + 1));
-	return true;
+			return 0;
+		got = min(want, max - (unsigned int)old);
+	} while (!atomic_try_cmpxchg(&s->count, &old, old + got));
+	return got;
+}
+
+/* Take one slot: false when the pool is at its cap and this CPU has none
+ * cached. Any context. The per-CPU ops are each atomic on their CPU; a
+ * task that moves to another CPU between two of them takes from, or adds
+ * to, the other CPU's cache, which is as good.
+ */
+bool srff_slots_take(struct srff_slots *s)
+{
+	unsigned int n = this_cpu_read(*s->cache), got;
+
+	while (n) {
+		unsigned int seen = this_cpu_cmpxchg(*s->cache, n, n - 1);
+
+		if (seen == n)
+			return true;
+		n = seen;
+	}
+	got = pool_take(s, max(READ_ONCE(s->batch), 1U));
+	if (got > 1)
+		this_cpu_add(*s->cache, got - 1);
+	return got;
+}
+
+/* Give one slot back, to this CPU's cache; a full cache returns a batch to
+ * the pool. Any context.
+ */
+void srff_slots_put(struct srff_slots *s)
+{
+	unsigned int batch = READ_ONCE(s->batch), n;
+
+	if (!batch) {
+		atomic_dec(&s->count);
+		return;
+	}
+	n = this_cpu_inc_return(*s->cache);
+	if (n >= 2 * batch && this_cpu_cmpxchg(*s->cache, n, n - batch) == n)
+		atomic_sub(batch, &s->count);
+}
+
+/* Slots in use: handed out and not in a cache. Exact when nothing takes or
+ * puts meanwhile, else a moment old. O(CPUs): for statistics and resizes,
+ * not the packet path (srff_slots_reserved).
+ */
+unsigned int srff_slots_used(const struct srff_slots *s)
+{
+	int n = atomic_read(&s->count);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		n -= READ_ONCE(*per_cpu_ptr(s->cache, cpu));
+	return max(n, 0);
 }
 
 /* Reserve a slot in @t and in the host-wide count: false when either is
@@ -234,12 +339,12 @@ static bool count_reserve(atomic_t *count, unsigned int max)
  */
 static bool slot_reserve(struct srff_table *t)
 {
-	struct srff_table_shared *sh = t->shared;
+	struct srff_slots *sh = t->shared;
 
-	if (!count_reserve(&t->count, READ_ONCE(t->max_flows)))
+	if (!srff_slots_take(&t->flows))
 		return false;
-	if (sh && !count_reserve(&sh->count, READ_ONCE(sh->max))) {
-		atomic_dec(&t->count);
+	if (sh && !srff_slots_take(sh)) {
+		srff_slots_put(&t->flows);
 		return false;
 	}
 	return true;
@@ -248,8 +353,19 @@ static bool slot_reserve(struct srff_table *t)
 static void slot_release(struct srff_table *t)
 {
 	if (t->shared)
-		atomic_dec(&t->shared->count);
-	atomic_dec(&t->count);
+		srff_slots_put(t->shared);
+	srff_slots_put(&t->flows);
+}
+
+void srff_table_set_max_flows(struct srff_table *t, unsigned int max_flows)
+{
+	srff_slots_set_max(&t->flows, max_flows);
+}
+
+/* Flows linked, or being linked. Exact when no insert or unlink runs. */
+unsigned int srff_table_count(const struct srff_table *t)
+{
+	return srff_slots_used(&t->flows);
 }
 
 /* The flow for @key, or NULL. Caller holds rcu_read_lock. */
@@ -353,14 +469,15 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 		 * above it (max_flows lowered at run time: GC brings the
 		 * count down), and the host-wide cap is then freed too.
 		 */
-		victim = srff_table_count(t) <= READ_ONCE(t->max_flows) ?
+		victim = srff_slots_reserved(&t->flows) <=
+			 srff_table_max_flows(t) ?
 			 bucket_victim(a, hash, now, lock) : NULL;
 		if (victim) {
 			u64 b = atomic64_read(&victim->bytes);
 
-			srff_sizes_add(t->sizes, b,
-				       test_bit(SRFF_FLOW_CLOSED_BIT, &victim->flags) ?
-				       SRFF_SIZE_FIN : SRFF_SIZE_IDLE);
+			srff_table_size_add(t, b,
+					    test_bit(SRFF_FLOW_CLOSED_BIT, &victim->flags) ?
+					    SRFF_SIZE_FIN : SRFF_SIZE_IDLE);
 			flow_unlink(t, victim, lock, now, SRFF_RETIRE_EVICTED, b);
 			atomic64_inc(&t->evicted);
 			/* Another CPU may take the slot first: then refuse. */
@@ -469,7 +586,7 @@ unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 					continue;
 				}
 				b = atomic64_read(&f->bytes);
-				srff_sizes_add(t->sizes, b, why);
+				srff_table_size_add(t, b, why);
 				flow_unlink(t, f, lock, now, why == SRFF_SIZE_FIN ?
 					    SRFF_RETIRE_FIN : SRFF_RETIRE_IDLE, b);
 			} else {
@@ -535,7 +652,7 @@ unsigned int srff_table_resize_target(const struct srff_table *t)
  */
 bool srff_table_wants_grow(const struct srff_table *t)
 {
-	return table_wants_grow(t, srff_table_count(t),
+	return table_wants_grow(t, srff_slots_reserved(&t->flows),
 				rcu_dereference(t->tbl)->mask + 1);
 }
 
@@ -693,21 +810,55 @@ out:
 	return err;
 }
 
-/* The flow-size histogram, summed over CPUs into @out. Any context. */
+/*
+ * The flow-size histogram, one copy per CPU (2 KiB each), is allocated when
+ * the table gets its first flow, not with the table: an enabled namespace
+ * that sends nothing does not pay for it. The hook asks for it
+ * (srff_table_wants_sizes) and the resize worker allocates it; flows that
+ * end before it is published are not recorded (none does in practice: the
+ * first flow's creation queued the allocation). Process context; one
+ * caller at a time (the resize worker). 0 or -ENOMEM.
+ */
+int srff_table_sizes_alloc(struct srff_table *t)
+{
+	struct srff_sizes __percpu *s;
+
+	might_sleep();
+	if (t->sizes)
+		return 0;
+	s = alloc_percpu_gfp(struct srff_sizes, GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	smp_store_release(&t->sizes, s);	/* zeroed, then published */
+	return 0;
+}
+
+/* The flow-size histogram, summed over CPUs into @out (zero before the
+ * table's first flow). Any context.
+ */
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out)
 {
+	struct srff_sizes __percpu *s = READ_ONCE(t->sizes);
+
 	BUILD_BUG_ON(sizeof(struct srff_sizes) % sizeof(u64));
-	srff_pcpu_sum_u64((u64 *)out, t->sizes, sizeof(*out));
+	if (!s) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	srff_pcpu_sum_u64((u64 *)out, s, sizeof(*out));
 }
 
 /* Flows recorded so far (every reason), summed over CPUs. Any context. */
 u64 srff_table_sizes_ended(const struct srff_table *t)
 {
+	struct srff_sizes __percpu *sizes = READ_ONCE(t->sizes);
 	unsigned int cpu, r;
 	u64 n = 0;
 
+	if (!sizes)
+		return 0;
 	for_each_possible_cpu(cpu) {
-		const struct srff_sizes *s = per_cpu_ptr(t->sizes, cpu);
+		const struct srff_sizes *s = per_cpu_ptr(sizes, cpu);
 
 		for (r = 0; r < SRFF_SIZE_REASONS; r++)
 			n += READ_ONCE(s->reason[r]);

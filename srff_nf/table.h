@@ -18,12 +18,17 @@
  *   fewer buckets than locks: every flow of a bucket has the same lock, in
  *   an array of any size. So a flow's lock does not change when the table
  *   is resized.
- * - `count` (and the host-wide `shared->count`, when the table has one)
- *   is reserved by a compare-and-swap loop (count_reserve) *before*
- *   anything is allocated, so that it never reads above its cap, and given
- *   back on every failure path: the table never holds, nor allocates for,
- *   more than max_flows flows, nor all tables together more than
- *   shared->max.
+ * - A new flow takes a slot of the table's `flows` and one of the host's
+ *   (`shared`, when the table has one) *before* anything is allocated, and
+ *   gives them back on every failure path and when it is unlinked: the
+ *   table never holds, nor allocates for, more than max_flows flows, nor
+ *   all tables together more than the host's cap. Slots come from a pool
+ *   whose count never reads above its cap (a compare-and-swap loop), in
+ *   batches: each CPU keeps the few slots it took or was given back in a
+ *   per-CPU cache (struct srff_slots), so that inserts and frees on many
+ *   CPUs do not all write one counter's line. The caches hold fewer than
+ *   max / 16 slots in all (srff_slots_batch): a pool may say "full" that
+ *   much early, never late.
  * - A full table makes room in the newcomer's bucket: a closed flow, or the
  *   longest-idle one if it has been idle SRFF_EVICT_MIN_IDLE, is unlinked
  *   under the bucket lock (srff_table_get). A flow that sends steadily is
@@ -75,11 +80,33 @@ struct srff_flow {
 	struct rcu_head rcu;
 };
 
-/* A cap shared by several tables: the host-wide limit on tracked flows. */
-struct srff_table_shared {
-	atomic_t count;			/* flows of every table, reserved */
+/*
+ * A capped count of flows, handed out in slots: a table's, and the host's
+ * (shared by every table). `count` is what the pool has handed out, to
+ * flows and to the per-CPU caches; `cache` is each CPU's slots taken and
+ * not used yet (or given back and not returned yet), fewer than 2 * batch.
+ */
+struct srff_slots {
+	atomic_t count;			/* never above max */
 	unsigned int max;		/* READ_ONCE */
+	unsigned int batch;		/* READ_ONCE; 0: no caching */
+	unsigned int __percpu *cache;
 };
+
+int srff_slots_init(struct srff_slots *s, unsigned int max);
+void srff_slots_uninit(struct srff_slots *s);
+void srff_slots_set_max(struct srff_slots *s, unsigned int max);
+bool srff_slots_take(struct srff_slots *s);
+void srff_slots_put(struct srff_slots *s);
+unsigned int srff_slots_used(const struct srff_slots *s);
+
+/* Slots handed out, the caches' included: above srff_slots_used() by less
+ * than max / 16. One read, any context.
+ */
+static inline unsigned int srff_slots_reserved(const struct srff_slots *s)
+{
+	return atomic_read(&s->count);
+}
 
 /* A lock stripe: its lock, and the generation of the buckets it guards,
  * bumped (under the lock) on every link and unlink there, which a walk
@@ -106,15 +133,18 @@ struct srff_table {
 	struct srff_lock *locks;
 	unsigned int lock_mask;		/* locks - 1: the fewest buckets - 1 */
 	unsigned int max_buckets;	/* 0: from max_flows (table.c) */
-	unsigned int max_flows;		/* READ_ONCE: may change at run time */
-	struct srff_table_shared *shared; /* NULL: no host-wide cap */
-	struct srff_sizes __percpu *sizes; /* finished flows (sizes.h) */
+	struct srff_slots *shared;	/* the host's cap; NULL: none */
+	/* Finished flows (sizes.h): NULL until the first flow (table.c,
+	 * srff_table_sizes_alloc); READ_ONCE.
+	 */
+	struct srff_sizes __percpu *sizes;
 	unsigned int netns_ino;		/* for tracepoints: the namespace */
 	siphash_key_t secret;
-	/* Written on every link and unlink: a line of its own, so that
-	 * inserts on one CPU do not evict the line every lookup reads.
+	/* Written by one insert or unlink in a batch: a line of its own, so
+	 * that it does not evict the line every lookup reads. flows.max is
+	 * max_flows: it may change at run time.
 	 */
-	atomic_t count ____cacheline_aligned_in_smp; /* flows linked or being linked */
+	struct srff_slots flows ____cacheline_aligned_in_smp;
 	/* Written by GC, flush and eviction only. */
 	atomic64_t gc_freed ____cacheline_aligned_in_smp;
 	atomic64_t fin_retired;
@@ -169,8 +199,10 @@ int srff_table_cache_init(void);
 void srff_table_cache_uninit(void);
 
 int srff_table_init(struct srff_table *t, unsigned int max_buckets,
-		    unsigned int max_flows, struct srff_table_shared *shared);
+		    unsigned int max_flows, struct srff_slots *shared);
 void srff_table_uninit(struct srff_table *t);
+void srff_table_set_max_flows(struct srff_table *t, unsigned int max_flows);
+unsigned int srff_table_count(const struct srff_table *t);
 unsigned int srff_table_buckets(const struct srff_table *t);
 unsigned int srff_table_resize_target(const struct srff_table *t);
 bool srff_table_wants_grow(const struct srff_table *t);
@@ -184,6 +216,7 @@ struct srff_flow *srff_table_get(struct srff_table *t,
 				 unsigned long now, bool *created);
 unsigned int srff_table_sweep(struct srff_table *t, enum srff_sweep mode,
 			      unsigned long now, unsigned long idle_timeout);
+int srff_table_sizes_alloc(struct srff_table *t);
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out);
 u64 srff_table_sizes_ended(const struct srff_table *t);
 /* A walk's cursor, kept between calls (a netlink dump's cb->ctx). */
@@ -212,9 +245,9 @@ struct srff_walk_ops {
 int srff_table_walk(struct srff_table *t, struct srff_walk *w,
 		    const struct srff_walk_ops *ops, void *arg);
 
-static inline unsigned int srff_table_count(const struct srff_table *t)
+static inline unsigned int srff_table_max_flows(const struct srff_table *t)
 {
-	return atomic_read(&t->count);
+	return READ_ONCE(t->flows.max);
 }
 
 /*
@@ -227,12 +260,28 @@ static inline u64 srff_ms_since(unsigned long then, unsigned long now)
 	return time_after(then, now) ? 0 : jiffies64_to_msecs(now - then);
 }
 
+/* No size histogram yet: the table's first flow asks for one. */
+static inline bool srff_table_wants_sizes(const struct srff_table *t)
+{
+	return !READ_ONCE(t->sizes);
+}
+
+/* Record a flow of @bytes that ended for @why (sizes.h). Any context. */
+static inline void srff_table_size_add(struct srff_table *t, u64 bytes,
+				       enum srff_size_reason why)
+{
+	struct srff_sizes __percpu *s = READ_ONCE(t->sizes);
+
+	if (likely(s))
+		srff_sizes_add(s, bytes, why);
+}
+
 /* More than 7/8 full: time to collect early. */
 static inline bool srff_table_pressure(const struct srff_table *t)
 {
-	unsigned int max = READ_ONCE(t->max_flows);
+	unsigned int max = srff_table_max_flows(t);
 
-	return srff_table_count(t) > max - max / 8;
+	return srff_slots_reserved(&t->flows) > max - max / 8;
 }
 
 /*
@@ -270,7 +319,7 @@ static inline u64 srff_flow_account(struct srff_table *t,
 		if (cmpxchg(&f->last_seen, last, now) == last) {
 			atomic64_sub(b, &f->bytes);
 			if (b > 0)
-				srff_sizes_add(t->sizes, b, SRFF_SIZE_MSG);
+				srff_table_size_add(t, b, SRFF_SIZE_MSG);
 		}
 	} else if (last != now) {
 		WRITE_ONCE(f->last_seen, now);
@@ -305,7 +354,7 @@ static inline void srff_flow_restart(struct srff_table *t,
 	s64 b = atomic64_xchg(&f->bytes, 0);
 
 	if (b > 0)
-		srff_sizes_add(t->sizes, b, SRFF_SIZE_FIN);
+		srff_table_size_add(t, b, SRFF_SIZE_FIN);
 	if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
 		clear_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
 	WRITE_ONCE(f->last_seen, now);

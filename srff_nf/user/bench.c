@@ -33,6 +33,10 @@
  *    from 256 buckets, resized by a second thread as the module's worker
  *    does (the shim's quiescent-state RCU readers make that safe).
  *
+ * 5. Counters ("bench -c" runs only this part): a new flow's slot in its
+ *    pool (srff_slots) taken one at a time or in per-CPU batches, on one
+ *    thread and on two at once, alone and within whole inserts.
+ *
  * Everything else runs on one thread; ratios compare numbers from the
  * same run.
  */
@@ -221,8 +225,15 @@ struct ideal_slot {
 	unsigned long last_seen;
 } __aligned(64);
 
+/*
+ * And the floor of any chained design (srff's table, rhashtable): the
+ * bucket array holds a pointer, the flow is a line of its own elsewhere,
+ * so a lookup misses twice, one miss depending on the other. `ptrs`
+ * non-NULL: that floor (one flow per bucket, no chain).
+ */
 struct ideal_table {
 	struct ideal_slot *slots;
+	struct ideal_slot **ptrs;
 	u32 mask;
 	siphash_key_t secret;
 };
@@ -230,7 +241,9 @@ struct ideal_table {
 static inline struct ideal_slot *ideal_slot(struct ideal_table *it,
 					    const struct srff_key *key)
 {
-	return &it->slots[siphash(key, sizeof(*key), &it->secret) & it->mask];
+	u32 h = siphash(key, sizeof(*key), &it->secret) & it->mask;
+
+	return it->ptrs ? it->ptrs[h] : &it->slots[h];
 }
 
 static inline unsigned int ideal_packet(struct ideal_table *it, u32 i,
@@ -337,7 +350,7 @@ static unsigned int module_buckets(unsigned int max_flows)
 struct row {
 	u32 n;
 	unsigned int buckets;
-	struct stat parse, hash, train, ideal, list;
+	struct stat parse, hash, train, ideal, ideal2, list;
 	double create_ns;
 	u64 list_pkts;
 };
@@ -388,8 +401,12 @@ static inline unsigned int ideal_fn(void *it, u32 i, unsigned long now)
 	return ideal_packet(it, i, now);
 }
 
-/* The one-line floor over @n flows, timed as the table is. */
-static struct stat time_ideal(u32 n)
+/* The one-line floor over @n flows, or the two-line one (@chained), timed
+ * as the table is. The chained floor's lines are the same array, reached
+ * through a shuffled array of pointers, so that neighbouring buckets do not
+ * point to neighbouring lines (as flows allocated over time do not).
+ */
+static struct stat time_ideal(u32 n, bool chained)
 {
 	struct ideal_table it;
 	unsigned int hits = 0;
@@ -401,6 +418,18 @@ static struct stat time_ideal(u32 n)
 	if (!it.slots)
 		abort();
 	memset(it.slots, 0, ((size_t)it.mask + 1) * sizeof(*it.slots));
+	it.ptrs = NULL;
+	if (chained) {
+		u32 *perm = malloc(((size_t)it.mask + 1) * sizeof(*perm));
+
+		it.ptrs = malloc(((size_t)it.mask + 1) * sizeof(*it.ptrs));
+		if (!it.ptrs || !perm)
+			abort();
+		permutation(perm, it.mask + 1);
+		for (k = 0; k <= it.mask; k++)
+			it.ptrs[k] = &it.slots[perm[k]];
+		free(perm);
+	}
 	get_random_bytes(&it.secret, sizeof(it.secret));
 	for (k = 0; k < n; k++) {
 		struct srff_pkt pkt;
@@ -415,6 +444,7 @@ static struct stat time_ideal(u32 n)
 		hits += it.slots[k].bytes != 0;
 	if (hits < n / 2)
 		abort();
+	free(it.ptrs);
 	free(it.slots);
 	return st;
 }
@@ -435,7 +465,7 @@ static void measure(struct row *r)
 
 	/* Hash table: a first pass creates the flows, timed on its own. */
 	if (srff_table_init(&t, r->buckets, r->n, NULL) ||
-	    srff_table_resize(&t, r->buckets))
+	    srff_table_sizes_alloc(&t) || srff_table_resize(&t, r->buckets))
 		abort();
 	perm = malloc(r->n * sizeof(*perm));
 	permutation(perm, r->n);
@@ -453,7 +483,8 @@ static void measure(struct row *r)
 	rcu_barrier();
 
 	/* The floor: one line per flow, in the same order. */
-	r->ideal = time_ideal(r->n);
+	r->ideal = time_ideal(r->n, false);
+	r->ideal2 = time_ideal(r->n, true);
 
 	/* Linked list: built in one creation order, then looked up. */
 	for (k = 0; k < r->n; k++) {
@@ -536,7 +567,7 @@ static void memory(void)
 
 	before = heap_in_use();
 	if (srff_table_init(&t, buckets, n, NULL) ||
-	    srff_table_resize(&t, buckets))
+	    srff_table_sizes_alloc(&t) || srff_table_resize(&t, buckets))
 		abort();
 	populate(&t, n, jiffies);
 	after = heap_in_use();
@@ -691,7 +722,7 @@ static void gc(void)
 		unsigned long t0 = jiffies;
 
 		if (srff_table_init(&t, buckets, n, NULL) ||
-		    srff_table_resize(&t, buckets))
+		    srff_table_sizes_alloc(&t) || srff_table_resize(&t, buckets))
 			abort();
 		populate(&t, n, t0);
 		count_chains(&t);
@@ -889,7 +920,8 @@ static void growth(void)
 	       n - GROW_FROM, GROW_OLD_PKTS);
 
 	/* The table at its final size from the start: no resize. */
-	if (srff_table_init(&t, buckets, n, NULL) || srff_table_resize(&t, buckets))
+	if (srff_table_init(&t, buckets, n, NULL) || srff_table_sizes_alloc(&t) ||
+	    srff_table_resize(&t, buckets))
 		abort();
 	grow_packets(&t, n, &fixed, &fixed_none);
 	srff_table_uninit(&t);
@@ -898,7 +930,7 @@ static void growth(void)
 	/* Growing from 256 buckets, resized by another thread as the module's
 	 * worker does, while this one sends.
 	 */
-	if (srff_table_init(&t, buckets, n, NULL))
+	if (srff_table_init(&t, buckets, n, NULL) || srff_table_sizes_alloc(&t))
 		abort();
 	grow.t = &t;
 	grow.done = false;
@@ -926,18 +958,169 @@ static void growth(void)
 	       (double)during.max / fixed.max);
 }
 
+/* ---- 5. counters: flow slots taken one by one, or in per-CPU batches ---- */
+
+#define CNT_OPS		(1u << 22)	/* takes and puts per thread */
+#define CNT_LIVE	64		/* slots a thread holds at most */
+#define CNT_INSERTS	200000u		/* flows a thread creates */
+#define CNT_ROUNDS	5
+
+struct cnt_arg {
+	struct srff_slots *s;		/* slots only */
+	struct srff_table *t;		/* or whole inserts into this table */
+	u32 id;
+	pthread_barrier_t *go;
+	u64 ns;
+};
+
+/* Take CNT_LIVE slots, put them back, again: flows created and ended. */
+static void *cnt_slots(void *arg)
+{
+	struct cnt_arg *a = arg;
+	u32 i, j;
+	u64 t0;
+
+	pthread_barrier_wait(a->go);
+	t0 = now_ns();
+	for (i = 0; i < CNT_OPS / (2 * CNT_LIVE); i++) {
+		for (j = 0; j < CNT_LIVE; j++)
+			if (!srff_slots_take(a->s))
+				abort();
+		for (j = 0; j < CNT_LIVE; j++)
+			srff_slots_put(a->s);
+	}
+	a->ns = now_ns() - t0;
+	return NULL;
+}
+
+/* Create CNT_INSERTS flows of this thread's own in the shared table. */
+static void *cnt_inserts(void *arg)
+{
+	struct cnt_arg *a = arg;
+	struct srff_key k;
+	bool created;
+	u32 i;
+	u64 t0;
+
+	memset(&k, 0, sizeof(k));
+	k.family = AF_INET;
+	k.proto = IPPROTO_UDP;
+	k.daddr.ip = htonl(0xc0a80001 + a->id);
+	pthread_barrier_wait(a->go);
+	t0 = now_ns();
+	for (i = 0; i < CNT_INSERTS; i++) {
+		k.saddr.ip = htonl(0x0a000000 | (i >> 16));
+		k.sport = htons(i & 0xffff);
+		rcu_read_lock();
+		if (IS_ERR(srff_table_get(a->t, &k, 1, &created)) || !created)
+			abort();
+		rcu_read_unlock();
+	}
+	a->ns = now_ns() - t0;
+	return NULL;
+}
+
+/* ns per operation over @threads threads at once, median of CNT_ROUNDS:
+ * slot take/put pairs (@t NULL), or whole inserts into @t.
+ */
+static double cnt_run(unsigned int threads, bool batched, struct srff_table *t)
+{
+	double per[CNT_ROUNDS];
+	unsigned int r, i;
+
+	for (r = 0; r < CNT_ROUNDS; r++) {
+		struct cnt_arg a[2];
+		pthread_t th[2];
+		pthread_barrier_t go;
+		struct srff_slots s;
+		u64 ns = 0;
+
+		if (srff_slots_init(&s, 1U << 30))
+			abort();
+		if (t) {
+			srff_table_set_max_flows(t, 1U << 22);
+			t->shared = &s;		/* the host's pool, as in the module */
+		}
+		if (!batched) {
+			WRITE_ONCE(s.batch, 0);
+			if (t)
+				WRITE_ONCE(t->flows.batch, 0);
+		}
+		pthread_barrier_init(&go, NULL, threads);
+		for (i = 0; i < threads; i++) {
+			a[i] = (struct cnt_arg){ .s = &s, .t = t, .id = i, .go = &go };
+			if (pthread_create(&th[i], NULL, t ? cnt_inserts : cnt_slots, &a[i]))
+				abort();
+		}
+		for (i = 0; i < threads; i++) {
+			pthread_join(th[i], NULL);
+			ns += a[i].ns;
+		}
+		pthread_barrier_destroy(&go);
+		per[r] = (double)ns / threads / (t ? CNT_INSERTS : CNT_OPS);
+		if (t) {
+			srff_table_sweep(t, SRFF_SWEEP_FLUSH, 2, 0);
+			rcu_barrier();
+			t->shared = NULL;
+		}
+		srff_slots_uninit(&s);
+	}
+	qsort(per, CNT_ROUNDS, sizeof(per[0]), cmp_double);
+	return per[CNT_ROUNDS / 2];
+}
+
+/*
+ * The counters a new flow writes: its table's flow count and the host's.
+ * Taken one at a time, every insert on every CPU writes the same two lines;
+ * in per-CPU batches of 16 (table.c, srff_slots), one insert in 16 does.
+ * On two threads the line moves between the cores at each write.
+ */
+static void counters(void)
+{
+	struct srff_table t;
+	double s1u, s1b, s2u, s2b, i1u, i1b, i2u, i2b;
+
+	printf("\n5. Counters: a new flow's slot, taken one at a time or in per-CPU batches\n"
+	       "   (srff_slots; this machine has %ld CPUs; threads unpinned), median of %d rounds\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), CNT_ROUNDS);
+	s1u = cnt_run(1, false, NULL);
+	s1b = cnt_run(1, true, NULL);
+	s2u = cnt_run(2, false, NULL);
+	s2b = cnt_run(2, true, NULL);
+	printf("   slots alone, ns per take or put (%u each, %d live per thread):\n"
+	       "     1 thread:  one at a time %5.1f, batched %5.1f (%.2fx)\n"
+	       "     2 threads: one at a time %5.1f, batched %5.1f (%.2fx)\n",
+	       CNT_OPS, CNT_LIVE, s1u, s1b, s1b / s1u, s2u, s2b, s2b / s2u);
+	if (srff_table_init(&t, 1U << 20, 1U << 22, NULL) || srff_table_sizes_alloc(&t) ||
+	    srff_table_resize(&t, 1U << 20))
+		abort();
+	i1u = cnt_run(1, false, &t);
+	i1b = cnt_run(1, true, &t);
+	i2u = cnt_run(2, false, &t);
+	i2b = cnt_run(2, true, &t);
+	srff_table_uninit(&t);
+	rcu_barrier();
+	printf("   whole inserts (srff_table_get creating a flow, %u per thread, 1 M buckets):\n"
+	       "     1 thread:  one at a time %5.1f, batched %5.1f (%.2fx)\n"
+	       "     2 threads: one at a time %5.1f, batched %5.1f (%.2fx)\n",
+	       CNT_INSERTS, i1u, i1b, i1b / i1u, i2u, i2b, i2b / i2u);
+}
+
 int main(int argc, char **argv)
 {
 	static const u32 sizes[] = { 1000, 100000, MAX_N };
 	const char *tunables = getenv("GLIBC_TUNABLES");
-	bool per_packet_only = false, growth_only = false;
+	bool per_packet_only = false, growth_only = false, counters_only = false;
 	int opt;
 	struct row rows[3];
 	unsigned int i;
 	u64 t0 = now_ns();
 
-	while ((opt = getopt(argc, argv, "pgb:")) != -1) {
+	while ((opt = getopt(argc, argv, "pgcb:")) != -1) {
 		switch (opt) {
+		case 'c':	/* the counters part only */
+			counters_only = true;
+			break;
 		case 'g':	/* the growth part only */
 			growth_only = true;
 			break;
@@ -963,6 +1146,12 @@ int main(int argc, char **argv)
 	       "built with gcc -O2; one thread; HZ %d; thresholds 1500,5000; idle reset off\n", HZ);
 	printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset: 4 KiB pages)");
 	print_cpu();
+	if (counters_only) {
+		counters();
+		srff_table_cache_uninit();
+		printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
+		return 0;
+	}
 	if (growth_only) {
 		growth();
 		srff_table_cache_uninit();
@@ -1011,6 +1200,14 @@ int main(int argc, char **argv)
 		       rows[i].hash.median / rows[i].ideal.median);
 	printf("   ratio 1M/1k flows for the floor: %.2fx\n",
 	       rows[2].ideal.median / rows[0].ideal.median);
+	printf("\n   The chained floor: the same lines reached through a bucket array of pointers\n"
+	       "   (one flow per bucket, no chain): two dependent misses, the least any chained\n"
+	       "   table (this one, rhashtable) pays, ns/packet:\n");
+	for (i = 0; i < 3; i++)
+		printf("   %7u  %7.1f [%6.1f-%6.1f]   hash table / chained floor %.2fx, chained / one-line floor %.2fx\n",
+		       rows[i].n, rows[i].ideal2.median, rows[i].ideal2.min, rows[i].ideal2.max,
+		       rows[i].hash.median / rows[i].ideal2.median,
+		       rows[i].ideal2.median / rows[i].ideal.median);
 	if (per_packet_only) {
 		printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
 		return 0;
@@ -1026,15 +1223,17 @@ int main(int argc, char **argv)
 	memory();
 	gc();
 	growth();
+	counters();
 	srff_table_cache_uninit();
 	printf("\n   (no measurement of packets on another thread during a sweep: the shim's RCU\n"
 	       "    is not concurrent)\n");
 	printf("\nbench: %.1f s in all, sink %lu\n", (now_ns() - t0) / 1e9, sink & 1);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench [-p|-g] [-b BUCKETS_PER_FLOW]\n"
+	fprintf(stderr, "usage: bench [-p|-g|-c] [-b BUCKETS_PER_FLOW]\n"
 		"  -p  the per-packet part only\n"
 		"  -g  the growth part only\n"
+		"  -c  the counters part only\n"
 		"  -b  hash buckets per flow, of max_flows rounded up to a power of two\n"
 		"      (default %g, as the module sizes its table; 1/64..4)\n", bucket_factor);
 	return 2;

@@ -63,6 +63,7 @@ static void setup(void)
 	srff_user_warn_abort = true;
 	FUZZ_CHECK(srff_table_cache_init() == 0);
 	FUZZ_CHECK(srff_table_init(&table, BUCKETS, MAX_FLOWS, NULL) == 0);
+	FUZZ_CHECK(srff_table_sizes_alloc(&table) == 0);
 	jiffies = ULONG_MAX - 50000;	/* cross the wrap during the run */
 }
 
@@ -239,14 +240,15 @@ static void drive_table(const struct srff_pkt *p, unsigned int len, u8 op)
 	now = jiffies;
 
 	if (op == 0xfe) {			/* move the cap */
-		WRITE_ONCE(table.max_flows,
-			   table.max_flows == MAX_FLOWS ? SMALL_CAP : MAX_FLOWS);
+		srff_table_set_max_flows(&table,
+			srff_table_max_flows(&table) == MAX_FLOWS ?
+			SMALL_CAP : MAX_FLOWS);
 	}
 	m = model_find(&p->key);
 	f = srff_table_get(&table, &p->key, now, &created);
 	if (m) {
 		FUZZ_CHECK(f == m->f && !created);
-	} else if (nmodel >= READ_ONCE(table.max_flows)) {
+	} else if (nmodel >= srff_table_max_flows(&table)) {
 		if (IS_ERR(f)) {
 			FUZZ_CHECK(PTR_ERR(f) == -ENOSPC && !created);
 		} else {
@@ -257,7 +259,7 @@ static void drive_table(const struct srff_pkt *p, unsigned int len, u8 op)
 			struct model_flow *gone = NULL;
 			unsigned int i;
 
-			FUZZ_CHECK(created && nmodel == READ_ONCE(table.max_flows));
+			FUZZ_CHECK(created && nmodel == srff_table_max_flows(&table));
 			for (i = 0; i < nmodel; i++) {
 				if (srff_table_find(&table, &model[i].key))
 					continue;

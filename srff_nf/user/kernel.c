@@ -150,7 +150,8 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags)
 	void *obj;
 
 	(void)flags;
-	srff_user_slab_allocs++;
+	/* Atomic: benchmark threads allocate at once (bench -c). */
+	__atomic_fetch_add(&srff_user_slab_allocs, 1, __ATOMIC_RELAXED);
 	if (fail_now(&srff_user_slab_fail_nth))
 		return NULL;
 	if (s->align <= _Alignof(max_align_t))
@@ -159,8 +160,8 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t flags)
 		obj = aligned_alloc(s->align, (s->size + s->align - 1) &
 					      ~(s->align - 1));
 	if (obj) {
-		s->live++;
-		srff_user_slab_live++;
+		__atomic_fetch_add(&s->live, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&srff_user_slab_live, 1, __ATOMIC_RELAXED);
 	}
 	return obj;
 }
@@ -169,9 +170,8 @@ void kmem_cache_free(struct kmem_cache *s, void *obj)
 {
 	if (!obj)
 		return;
-	WARN_ON(s->live <= 0);
-	s->live--;
-	srff_user_slab_live--;
+	WARN_ON(__atomic_fetch_sub(&s->live, 1, __ATOMIC_RELAXED) <= 0);
+	__atomic_fetch_sub(&srff_user_slab_live, 1, __ATOMIC_RELAXED);
 	free(obj);
 }
 
@@ -205,6 +205,29 @@ void kvfree(const void *p)
 		return;
 	srff_user_kv_live--;
 	free((void *)p);
+}
+
+/* ---- per-CPU data ------------------------------------------------------- */
+
+static int next_cpu;
+static __thread int user_cpu = -1;
+
+int srff_user_cpu(void)
+{
+	if (user_cpu < 0)
+		user_cpu = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
+			   SRFF_USER_NR_CPUS;
+	return user_cpu;
+}
+
+void *srff_user_alloc_percpu(size_t size, gfp_t flags)
+{
+	/* Every CPU's copy of every variable is STRIDE bytes from the last. */
+	if (size > SRFF_USER_PCPU_STRIDE) {
+		WARN_ON(1);
+		return NULL;
+	}
+	return kvcalloc(SRFF_USER_NR_CPUS, SRFF_USER_PCPU_STRIDE, flags);
 }
 
 /* ---- randomness, SipHash ------------------------------------------------ */

@@ -256,6 +256,11 @@ static inline void atomic_add(int i, atomic_t *v)
 	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
 }
 
+static inline void atomic_sub(int i, atomic_t *v)
+{
+	__atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED);
+}
+
 /* cmpxchg(): fully ordered, returns the value found, as the kernel's. */
 #define cmpxchg(ptr, old, new) ({					\
 	__typeof__(*(ptr)) __old = (old);				\
@@ -493,15 +498,36 @@ void kvfree(const void *p);
 	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
 
 /*
- * Per-CPU data: one CPU, so one copy, from kvcalloc(); this_cpu ops are
- * atomic, as test threads stand in for CPUs.
+ * Per-CPU data: SRFF_USER_NR_CPUS copies, SRFF_USER_PCPU_STRIDE bytes
+ * apart in one kvcalloc() (as the kernel's per-CPU chunks are, one offset
+ * for every variable of a CPU). Each thread stands in for one CPU, given
+ * round-robin at its first per-CPU operation; two
+ * threads may share one, so this_cpu ops are atomic.
  */
-#define alloc_percpu_gfp(type, flags)	((type *)kvcalloc(1, sizeof(type), (flags)))
+#define SRFF_USER_NR_CPUS	4
+#define SRFF_USER_PCPU_STRIDE	4096
+int srff_user_cpu(void);
+void *srff_user_alloc_percpu(size_t size, gfp_t flags);
+#define alloc_percpu_gfp(type, flags)	((type *)srff_user_alloc_percpu(sizeof(type), (flags)))
 #define free_percpu(p)			kvfree(p)
-#define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
-#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
-#define this_cpu_add(var, val)		((void)__atomic_fetch_add(&(var), (val), __ATOMIC_RELAXED))
+#define per_cpu_ptr(p, cpu)						\
+	((typeof(p))((char *)(p) + (size_t)(cpu) * SRFF_USER_PCPU_STRIDE))
+#define this_cpu_ptr(p)			per_cpu_ptr(p, srff_user_cpu())
+#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < SRFF_USER_NR_CPUS; (cpu)++)
+#define num_possible_cpus()		SRFF_USER_NR_CPUS
+/* The calling thread's copy of per-CPU lvalue @var. */
+#define srff_user_this_cpu(var)	(*this_cpu_ptr(&(var)))
+#define this_cpu_read(var)		__atomic_load_n(&srff_user_this_cpu(var), __ATOMIC_RELAXED)
+#define this_cpu_add(var, val)		((void)__atomic_fetch_add(&srff_user_this_cpu(var), (val), __ATOMIC_RELAXED))
 #define this_cpu_inc(var)		this_cpu_add(var, 1)
+#define this_cpu_add_return(var, val)	__atomic_add_fetch(&srff_user_this_cpu(var), (val), __ATOMIC_RELAXED)
+#define this_cpu_inc_return(var)	this_cpu_add_return(var, 1)
+#define this_cpu_cmpxchg(var, o, n) ({					\
+	typeof(var) __old = (o);					\
+	__atomic_compare_exchange_n(&srff_user_this_cpu(var), &__old, (n), \
+				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+	__old;								\
+})
 
 extern long srff_user_slab_live;	/* objects live in all caches */
 extern unsigned long srff_user_slab_allocs; /* kmem_cache_alloc() calls */

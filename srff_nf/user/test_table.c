@@ -27,6 +27,15 @@ static void teardown(struct srff_table *t)
 	srff_table_cache_uninit();
 }
 
+/* The histogram summed over CPUs. */
+static struct srff_sizes hist(const struct srff_table *t)
+{
+	struct srff_sizes h;
+
+	srff_table_sizes_read(t, &h);
+	return h;
+}
+
 /* A distinct TCP key per @i; its index can be read back with key_index. */
 static struct srff_key key(u32 i)
 {
@@ -99,7 +108,7 @@ static void table_init_sizes(void)
 		CHECK_EQ(t.lock_mask, cases[i].lock_mask);
 		CHECK_EQ(t.max_buckets, cases[i].max);
 		CHECK_EQ(srff_table_count(&t), 0);
-		CHECK_EQ(srff_user_kv_live, 4);	/* array, heads, locks, sizes */
+		CHECK_EQ(srff_user_kv_live, 4); /* array, heads, locks, slots */
 		teardown(&t);
 	}
 }
@@ -110,7 +119,7 @@ static void table_init_enomem(void)
 	struct srff_table t;
 	int nth;
 
-	for (nth = 1; nth <= 4; nth++) {	/* array, heads, locks, sizes */
+	for (nth = 1; nth <= 4; nth++) { /* array, heads, locks, slots */
 		srff_user_kv_fail_nth = nth;
 		CHECK_EQ_INT(srff_table_init(&t, 64, 100, NULL), -ENOMEM);
 		CHECK_EQ(srff_user_kv_live, 0);
@@ -205,13 +214,13 @@ static void max_flows_cap(void)
 		CHECK(!IS_ERR(get(&t, i, 2, &created)) && !created);
 
 	/* Lowered at run time below the count: no new flow, old ones found. */
-	WRITE_ONCE(t.max_flows, 4);
+	srff_table_set_max_flows(&t, 4);
 	CHECK(IS_ERR(get(&t, 100, 3, &created)));
 	CHECK(!IS_ERR(get(&t, 15, 3, &created)));
 	CHECK_EQ(srff_table_count(&t), 16);
 
 	/* Room again once flows are gone. */
-	WRITE_ONCE(t.max_flows, 16);
+	srff_table_set_max_flows(&t, 16);
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 4, IDLE), 16);
 	CHECK(!IS_ERR(get(&t, 100, 5, &created)) && created);
 	teardown(&t);
@@ -813,7 +822,7 @@ static void full_table_evicts_closed_then_idle(void)
 	/* Cap lowered below the count: evicting one would not make room, so
 	 * nothing is evicted (GC brings the count down).
 	 */
-	WRITE_ONCE(t.max_flows, 2);
+	srff_table_set_max_flows(&t, 2);
 	f = get(&t, 12, later + 10 * HZ, &created);
 	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
 	CHECK_EQ(atomic64_read(&t.evicted), 2);
@@ -826,12 +835,13 @@ static void full_table_evicts_closed_then_idle(void)
 /* A host-wide cap bounds several tables together, each still by its own. */
 static void shared_cap_bounds_all_tables(void)
 {
-	struct srff_table_shared sh = { .count = ATOMIC_INIT(0), .max = 6 };
+	struct srff_slots sh;
 	struct srff_table a, b;
 	struct srff_flow *f;
 	bool created;
 	u32 i;
 
+	CHECK_EQ_INT(srff_slots_init(&sh, 6), 0);
 	CHECK_EQ_INT(srff_table_cache_init(), 0);
 	CHECK_EQ_INT(srff_table_init(&a, 16, 5, &sh), 0);
 	CHECK_EQ_INT(srff_table_init(&b, 16, 5, &sh), 0);
@@ -841,19 +851,117 @@ static void shared_cap_bounds_all_tables(void)
 	CHECK(!IS_ERR(get(&b, 0, 1, &created)) && created);
 	f = get(&b, 1, 1, &created);			/* the host's cap */
 	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
-	CHECK_EQ(atomic_read(&sh.count), 6);
+	CHECK_EQ(srff_slots_used(&sh), 6);
 	CHECK_EQ(srff_table_count(&b), 1);
 	CHECK_EQ(srff_user_slab_live, 6);
 	/* Flows a forgets are room for b. */
 	CHECK_EQ(srff_table_sweep(&a, SRFF_SWEEP_FLUSH, 2, IDLE), 5);
-	CHECK_EQ(atomic_read(&sh.count), 1);
+	CHECK_EQ(srff_slots_used(&sh), 1);
 	for (i = 1; i < 5; i++)
 		CHECK(!IS_ERR(get(&b, i, 2, &created)) && created);
 	srff_table_uninit(&a);
 	srff_table_uninit(&b);
-	CHECK_EQ(atomic_read(&sh.count), 0);
+	CHECK_EQ(srff_slots_used(&sh), 0);
+	srff_slots_uninit(&sh);		/* WARNs unless the pool is empty */
 	rcu_barrier();
 	srff_table_cache_uninit();
+}
+
+/* ---- slots: capped counts, batched per CPU ------------------------------ */
+
+/* One CPU takes a batch from the pool at its first take, then from its
+ * cache: the pool's count moves once per batch. Puts fill the cache and
+ * return a batch when it holds two. Used slots are exact throughout.
+ */
+static void slots_batch_per_cpu(void)
+{
+	struct srff_slots s;
+	unsigned int i, b;
+
+	CHECK_EQ_INT(srff_slots_init(&s, 1000), 0);
+	b = s.batch;
+	CHECK_EQ(b, 1000 / (32 * SRFF_USER_NR_CPUS));	/* 7: less than 16 */
+	CHECK(srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), b);
+	CHECK_EQ(srff_slots_used(&s), 1);
+	for (i = 1; i < b; i++)
+		CHECK(srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), b);		/* all from the cache */
+	CHECK(srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), 2 * b);	/* the next batch */
+	CHECK_EQ(srff_slots_used(&s), b + 1);
+	for (i = 0; i < b + 1; i++)
+		srff_slots_put(&s);
+	CHECK_EQ(srff_slots_used(&s), 0);
+	CHECK(srff_slots_reserved(&s) < 2 * b);	/* a full cache went back */
+	srff_slots_uninit(&s);			/* WARNs unless empty */
+	CHECK_EQ(srff_user_kv_live, 0);
+
+	/* A pool too small for caching on this many CPUs: none. */
+	CHECK_EQ_INT(srff_slots_init(&s, 100), 0);
+	CHECK_EQ(s.batch, 0);
+	for (i = 0; i < 100; i++)
+		CHECK(srff_slots_take(&s));
+	CHECK(!srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), 100);
+	for (i = 0; i < 100; i++)
+		srff_slots_put(&s);
+	CHECK_EQ(srff_slots_reserved(&s), 0);
+	srff_slots_uninit(&s);
+}
+
+struct slots_taker {
+	struct srff_slots *s;
+	unsigned int taken;
+	bool over;		/* the pool's count was seen above its cap */
+};
+
+static void *slots_take_all(void *arg)
+{
+	struct slots_taker *k = arg;
+
+	while (srff_slots_take(k->s)) {
+		k->taken++;
+		if (srff_slots_reserved(k->s) > READ_ONCE(k->s->max))
+			k->over = true;
+	}
+	return NULL;
+}
+
+/*
+ * Threads standing for every CPU take until refused: the pool's count never
+ * reads above its cap, and what the caches hold when the pool says "full"
+ * is less than max / 16 (srff_slots_batch). Given back, the pool is empty.
+ */
+static void slots_cap_across_cpus(void)
+{
+	struct slots_taker k[SRFF_USER_NR_CPUS];
+	pthread_t th[SRFF_USER_NR_CPUS];
+	const unsigned int max = 100003;	/* not a multiple of the batch */
+	unsigned int i, j, taken = 0;
+	struct srff_slots s;
+
+	CHECK_EQ_INT(srff_slots_init(&s, max), 0);
+	CHECK_EQ(s.batch, 16);
+	for (i = 0; i < SRFF_USER_NR_CPUS; i++) {
+		k[i] = (struct slots_taker){ .s = &s };
+		CHECK_EQ_INT(pthread_create(&th[i], NULL, slots_take_all, &k[i]), 0);
+	}
+	for (i = 0; i < SRFF_USER_NR_CPUS; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(!k[i].over);
+		taken += k[i].taken;
+	}
+	CHECK_EQ(srff_slots_reserved(&s), max);
+	CHECK_EQ(srff_slots_used(&s), taken);
+	CHECK(taken > max - max / 16);
+	for (i = 0; i < SRFF_USER_NR_CPUS; i++)
+		for (j = 0; j < k[i].taken; j++)
+			srff_slots_put(&s);	/* from this thread's CPU */
+	CHECK_EQ(srff_slots_used(&s), 0);
+	CHECK(srff_slots_reserved(&s) < 2 * s.batch);
+	srff_slots_uninit(&s);
+	CHECK_EQ(srff_user_kv_live, 0);
 }
 
 /* A SYN on a reused 4-tuple starts from 0 and open again. */
@@ -1003,14 +1111,15 @@ static void account_pending_blocks_reset(void)
 	bool created;
 
 	setup(&t, 8, 8);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);
 	f = get(&t, 1, 100, &created);
 	CHECK_EQ(srff_flow_account(&t, f, 15000, 100, HZ / 10), 0);
 	srff_flow_note_pending(f, true);
 	CHECK_EQ(srff_flow_account(&t, f, 15000, 100 + HZ, HZ / 10), 15000);
 	srff_flow_note_pending(f, false);
 	CHECK_EQ(srff_flow_account(&t, f, 1000, 100 + 2 * HZ, HZ / 10), 0);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_MSG], 1);
-	CHECK_EQ(t.sizes->bytes[srff_sizes_bucket(30000)], 30000);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_MSG], 1);
+	CHECK_EQ(hist(&t).bytes[srff_sizes_bucket(30000)], 30000);
 	teardown(&t);
 }
 
@@ -1051,12 +1160,51 @@ static void sizes_buckets_tile(void)
 
 static u64 sizes_total(const struct srff_table *t, int what)
 {
+	struct srff_sizes h = hist(t);
 	u64 n = 0;
 	unsigned int b;
 
 	for (b = 0; b < SRFF_SIZES_BUCKETS; b++)
-		n += what ? t->sizes->bytes[b] : t->sizes->flows[b];
+		n += what ? h.bytes[b] : h.flows[b];
 	return n;
+}
+
+/* An enabled namespace that sends nothing has no histogram (one copy per
+ * CPU): the first flow asks for it. Until then, nothing is recorded and
+ * readers see zeros; afterwards, ends are recorded.
+ */
+static void sizes_allocated_at_first_flow(void)
+{
+	struct srff_flow *f;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 8, 8);
+	CHECK_EQ(srff_user_kv_live, 4);		/* array, heads, locks, slots */
+	CHECK(srff_table_wants_sizes(&t));
+	f = get(&t, 1, 10, &created);
+	srff_flow_account(&t, f, 5000, 10, 0);
+	srff_flow_restart(&t, f, 11);		/* ends a connection */
+	CHECK_EQ(srff_table_sizes_ended(&t), 0);
+	CHECK_EQ(sizes_total(&t, 0), 0);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);
+	CHECK(!srff_table_wants_sizes(&t));
+	CHECK_EQ(srff_user_kv_live, 5);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);	/* once */
+	CHECK_EQ(srff_user_kv_live, 5);
+	srff_flow_account(&t, f, 7000, 12, 0);
+	srff_flow_restart(&t, f, 13);
+	CHECK_EQ(srff_table_sizes_ended(&t), 1);
+	CHECK_EQ(sizes_total(&t, 1), 7000);
+	teardown(&t);
+	CHECK_EQ(srff_user_kv_live, 0);
+
+	setup(&t, 8, 8);
+	srff_user_kv_fail_nth = 1;
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), -ENOMEM);
+	srff_user_kv_fail_nth = 0;
+	CHECK(srff_table_wants_sizes(&t));	/* the next flow asks again */
+	teardown(&t);
 }
 
 /* A flow's size is recorded once, when it ends, with the reason. */
@@ -1067,6 +1215,7 @@ static void sizes_record_each_end(void)
 	bool created;
 
 	setup(&t, 1, 2);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);
 	/* Retired after FIN: its bytes, in its bucket. */
 	f = get(&t, 1, 10, &created);
 	srff_flow_account(&t, f, 3000, 10, 0);
@@ -1076,12 +1225,12 @@ static void sizes_record_each_end(void)
 	srff_flow_account(&t, f, 70000, 10, 0);
 	CHECK_EQ(sizes_total(&t, 0), 0);		/* nothing ended yet */
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 10 + SRFF_CLOSED_LINGER, IDLE), 1);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN], 1);
-	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(3000)], 1);
-	CHECK_EQ(t.sizes->bytes[srff_sizes_bucket(3000)], 3000);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_FIN], 1);
+	CHECK_EQ(hist(&t).flows[srff_sizes_bucket(3000)], 1);
+	CHECK_EQ(hist(&t).bytes[srff_sizes_bucket(3000)], 3000);
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 10 + IDLE, IDLE), 1);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_IDLE], 1);
-	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(70000)], 1);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_IDLE], 1);
+	CHECK_EQ(hist(&t).flows[srff_sizes_bucket(70000)], 1);
 	CHECK_EQ(sizes_total(&t, 1), 73000);
 
 	/* Kept alive: each response ended by an idle gap is one. */
@@ -1089,12 +1238,12 @@ static void sizes_record_each_end(void)
 	srff_flow_account(&t, f, 5000, 1000, HZ);
 	srff_flow_account(&t, f, 5000, 1001, HZ);
 	srff_flow_account(&t, f, 800, 1000 + 2 * HZ, HZ);	/* gap: 10000 ended */
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_MSG], 1);
-	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(10000)], 1);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_MSG], 1);
+	CHECK_EQ(hist(&t).flows[srff_sizes_bucket(10000)], 1);
 	/* A SYN on the same 4-tuple: the 800 of the old connection ended. */
 	srff_flow_restart(&t, f, 1000 + 3 * HZ);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN], 2);
-	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(800)], 1);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_FIN], 2);
+	CHECK_EQ(hist(&t).flows[srff_sizes_bucket(800)], 1);
 	srff_flow_account(&t, f, 400, 1000 + 3 * HZ, HZ);
 
 	/* Evicted idle from the full table (cap 2): its 400 ended. */
@@ -1102,15 +1251,15 @@ static void sizes_record_each_end(void)
 	srff_flow_account(&t, f, 100, 1000 + 3 * HZ, 0);
 	CHECK(!IS_ERR(get(&t, 5, 1000 + 3 * HZ + SRFF_EVICT_MIN_IDLE, &created)) && created);
 	CHECK_EQ(atomic64_read(&t.evicted), 1);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_IDLE], 2);
-	CHECK_EQ(t.sizes->flows[srff_sizes_bucket(400)] +
-		 t.sizes->flows[srff_sizes_bucket(100)], 1);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_IDLE], 2);
+	CHECK_EQ(hist(&t).flows[srff_sizes_bucket(400)] +
+		 hist(&t).flows[srff_sizes_bucket(100)], 1);
 
 	/* A flush and the teardown record nothing. */
 	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_FLUSH, 0, 0), 2);
 	CHECK_EQ(sizes_total(&t, 0), 5);
-	CHECK_EQ(t.sizes->reason[SRFF_SIZE_FIN] + t.sizes->reason[SRFF_SIZE_IDLE] +
-		 t.sizes->reason[SRFF_SIZE_MSG], 5);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_FIN] + hist(&t).reason[SRFF_SIZE_IDLE] +
+		 hist(&t).reason[SRFF_SIZE_MSG], 5);
 	CHECK_EQ(srff_table_sizes_ended(&t), 5);
 	teardown(&t);
 }
@@ -1415,16 +1564,17 @@ static void walk_across_resize(void)
 }
 
 /*
- * The counters written on every link and unlink (count, gen) share no cache
- * line with what every lookup reads (buckets ... secret): otherwise each
- * insert on one CPU would evict the line every other CPU's lookups need.
+ * The counters written on links and unlinks (the flow pool's count, once a
+ * batch; gen) share no cache line with what every lookup reads (buckets ...
+ * secret): otherwise each insert on one CPU would evict the line every
+ * other CPU's lookups need.
  */
 static void hot_counters_have_their_own_line(void)
 {
 	const size_t line = SMP_CACHE_BYTES;
 	const size_t read_end = offsetof(struct srff_table, secret) +
 				sizeof(((struct srff_table *)0)->secret) - 1;
-	const size_t count = offsetof(struct srff_table, count);
+	const size_t count = offsetof(struct srff_table, flows);
 
 	CHECK_EQ(line, 64);
 	CHECK(offsetof(struct srff_table, tbl) / line < count / line);
@@ -1463,6 +1613,9 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(gen_counts_links_and_unlinks),
 	SRFF_TEST(full_table_evicts_closed_then_idle),
 	SRFF_TEST(shared_cap_bounds_all_tables),
+	SRFF_TEST(slots_batch_per_cpu),
+	SRFF_TEST(sizes_allocated_at_first_flow),
+	SRFF_TEST(slots_cap_across_cpus),
 	SRFF_TEST(restart_clears_count_and_closed),
 	SRFF_TEST(ms_since_is_64bit_and_never_negative),
 	SRFF_TEST(account_idle_reset_interleaved),
