@@ -33,6 +33,8 @@
  */
 #include <linux/module.h>
 #include <linux/delay.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <net/netns/generic.h>
@@ -248,6 +250,7 @@ static void gc_worker(struct work_struct *work)
 	struct srff_tracker *tr = container_of(to_delayed_work(work),
 					       struct srff_tracker, gc_work);
 	struct srff_net *sn = tr->sn;
+	struct mem_cgroup *memcg;
 	unsigned long idle;
 	u64 t0;
 
@@ -256,9 +259,11 @@ static void gc_worker(struct work_struct *work)
 	rcu_read_unlock();
 
 	t0 = ktime_get_ns();
+	memcg = set_active_memcg(tr->memcg);
 	srff_table_sweep(&tr->table, SRFF_SWEEP_GC, jiffies, idle);
 	srff_table_resize(&tr->table, 0);	/* shrink, if it emptied */
 	auto_step(tr);
+	set_active_memcg(memcg);
 	t0 = ktime_get_ns() - t0;
 	atomic64_set(&tr->gc_last_ns, t0);
 	WRITE_ONCE(tr->gc_next_early, jiffies +
@@ -290,9 +295,13 @@ static void resize_worker(struct work_struct *work)
 	struct srff_tracker *tr = container_of(work, struct srff_tracker,
 					       resize_work);
 
+	struct mem_cgroup *memcg;
+
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
+	memcg = set_active_memcg(tr->memcg);
 	srff_table_sizes_alloc(&tr->table);	/* -ENOMEM: the next flow asks */
 	srff_table_resize(&tr->table, 0);
+	set_active_memcg(memcg);
 }
 
 /*
@@ -322,6 +331,7 @@ static void tracker_free(struct srff_tracker *tr)
 	kfree(tr->autoth);
 	free_percpu(tr->stats);
 	srff_table_uninit(&tr->table);
+	mem_cgroup_put(tr->memcg);
 	kfree(tr);
 }
 
@@ -334,8 +344,14 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	if (!tr)
 		return NULL;
 	tr->sn = sn;
+	/* What the workers allocate later (a grown bucket array, the size
+	 * histogram, the automatic-threshold state) is charged where the
+	 * table itself is: to whoever turned srff on here.
+	 */
+	tr->memcg = get_mem_cgroup_from_mm(NULL);
 	if (srff_table_init(&tr->table, srff_config_hash_buckets(),
 			    c->max_flows, &srff_host_flows)) {
+		mem_cgroup_put(tr->memcg);
 		kfree(tr);
 		return NULL;
 	}

@@ -77,6 +77,8 @@ struct srff_tracker {
 	unsigned long gc_next_early;		/* jiffies: no early GC before */
 	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
 	atomic64_t gc_early;			/* sweeps started early */
+	struct mem_cgroup *memcg;		/* charged for what the workers
+						 * allocate (a reference) */
 	struct srff_auto *autoth;		/* the GC worker's alone; NULL
 						 * until a flow has ended */
 	unsigned long auto_next;		/* jiffies: next update */

@@ -12,9 +12,16 @@
 #  - The busy flow keeps its byte count across every resize.
 #  - A short idle timeout then lets GC free the 12 000: the table shrinks
 #    back to 256 buckets, and the busy flow is still tracked.
+# table.sh memcg: what srff's workers allocate for a namespace (the grown
+# bucket array, the size histogram) is charged to the memory cgroup of
+# whoever turned srff on there, as the table itself is, not to nobody: a
+# process in a cgroup of its own turns srff on in a namespace, traffic
+# from outside the cgroup grows the table to 8192 buckets or more (64 KiB
+# of bucket heads at least), and the kernel memory charged to the cgroup
+# grows by at least that much.
 . "$(dirname "$0")/../lib.sh"
 
-mode=${1:?resize}
+mode=${1:?resize|memcg}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 
@@ -66,6 +73,46 @@ resize)
 		jq -e '.shrunk >= 1 and .gc_freed >= 12000 and .flows <= 2' <<<"$st"
 	b2=$(busy_bytes)
 	check "busy flow still tracked with its count ($b2 >= $b1)" test "$b2" -ge "$b1"
+	;;
+memcg)
+	CG=$(mktemp -d)
+	cg_cleanup() {
+		[ -d "$CG/srff" ] && rmdir "$CG/srff"
+		mountpoint -q "$CG" && umount "$CG"
+		rmdir "$CG"
+	}
+	trap 'default_cleanup; cg_cleanup' EXIT
+	mount -t cgroup2 none "$CG" || skip "cannot mount cgroup2"
+	grep -qw memory "$CG/cgroup.controllers" ||
+		skip "no memory controller on cgroup2 (bound to a v1 hierarchy?)"
+	echo +memory >"$CG/cgroup.subtree_control" || fail "enable the memory controller"
+	mkdir "$CG/srff"
+	srff_load netns=ask max_flows=65536 idle_timeout_ms=600000 gc_interval_ms=250 idle_reset_ms=0
+	# memory.stat's "kernel": every kernel page charged to the cgroup
+	# (slab, large kmallocs, which 6.1 counts as slab too, vmalloc,
+	# percpu), flushed from per-CPU counters at least every 2 s.
+	# memory.current moves in 256 KiB batches: too coarse. What srffctl's
+	# process charges besides is some 20-40 KiB of slab: less than the
+	# array by far.
+	kmem() { awk '$1 == "kernel" { print $2 }' "$CG/srff/memory.stat"; }
+	k0=$(kmem)
+	# srffctl, alone in the cgroup, turns srff on in SND; it then exits.
+	run sh -c "echo \$\$ >$CG/srff/cgroup.procs && exec ip netns exec $SND $SRFFCTL set enabled on" ||
+		fail "set enabled on from the cgroup"
+	check "a new table has 256 buckets ($(stat buckets))" buckets_are 256
+	pids=()
+	for base in 20000 23000 26000 29000; do
+		ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-flows $RCV_IP4 3000 --base-port $base &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || fail "udp-flows"; done
+	wait_for 20 buckets_at_least 8192 ||
+		fail "table did not grow to 8192 buckets or more: $(srffctl -j stats | jq -c '{flows, buckets, grown}')"
+	b=$(stat buckets)
+	charged() { [ $(($(kmem) - k0)) -ge $((b * 8)) ]; }
+	wait_for 10 charged
+	log "memory.stat: kernel $k0 -> $(kmem) bytes, the table at $b buckets; $(grep -E '^(kernel|percpu|slab|vmalloc|kernel_stack|pagetables) ' "$CG/srff/memory.stat" | tr '\n' ' ')"
+	check "the grown array ($b x 8 B) is charged to the cgroup: +$(( ($(kmem) - k0) / 1024 )) KiB" charged
 	;;
 *)
 	fail "unknown mode $mode"
