@@ -160,11 +160,24 @@ static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
 	return after(READ_ONCE(tcp_sk(sk)->write_seq), p->tcp_end_seq);
 }
 
+/*
+ * Count on the packet path: per CPU once the namespace's statistics exist,
+ * atomically into early_stats before they do (srff_tracker).
+ */
+#define stat_add(field, v) do {						\
+	if (likely(st))							\
+		this_cpu_add(st->field, (v));				\
+	else								\
+		atomic64_add((v), &tr->early_stats[			\
+			offsetof(struct srff_pcpu_stats, field) / sizeof(u64)]); \
+} while (0)
+#define stat_inc(field)	stat_add(field, 1)
+
 unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state)
 {
 	struct srff_tracker *tr = priv;
-	struct srff_pcpu_stats __percpu *st = tr->stats;
+	struct srff_pcpu_stats __percpu *st = READ_ONCE(tr->stats);
 	const struct srff_config *c = rcu_dereference(tr->sn->config);
 	unsigned int nhoff = skb_network_offset(skb);
 	unsigned long now = jiffies;
@@ -175,6 +188,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
+	if (unlikely(!st))
+		srff_resize_kick(tr);	/* the namespace's first packets */
 	srff_test_hook_delay(c, &tr->table);
 	if (other_pass(skb, state))
 		goto encap;
@@ -217,25 +232,25 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		 * the table.
 		 */
 		if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
-			this_cpu_inc(st->nodata_pkts);
+			stat_inc(nodata_pkts);
 			band = 0;
 			goto mark;
 		}
 		f = srff_table_get(&tr->table, &pkt.key, now, &created);
 		if (IS_ERR(f)) {
 			if (PTR_ERR(f) == -ENOSPC) {
-				this_cpu_inc(st->table_full);
+				stat_inc(table_full);
 				srff_gc_kick(tr);
 			} else {
-				this_cpu_inc(st->alloc_failed);
+				stat_inc(alloc_failed);
 			}
-			this_cpu_inc(st->untracked_pkts);
-			this_cpu_add(st->untracked_bytes, len);
+			stat_inc(untracked_pkts);
+			stat_add(untracked_bytes, len);
 			skb->priority = c->untracked_priority;
 			return NF_ACCEPT;
 		}
 		if (created) {
-			this_cpu_inc(st->created);
+			stat_inc(created);
 			if (unlikely(srff_table_pressure(&tr->table)))
 				srff_gc_kick(tr);
 			if (unlikely(srff_table_wants_grow(&tr->table) ||
@@ -262,18 +277,18 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	goto mark;
 
 top:
-	this_cpu_inc(st->top_port_pkts);
+	stat_inc(top_port_pkts);
 	band = 0;
 mark:
 	skb->priority = srff_band_priority(c, band);
-	this_cpu_inc(st->band_pkts[band]);
-	this_cpu_add(st->band_bytes[band], len);
+	stat_inc(band_pkts[band]);
+	stat_add(band_bytes[band], len);
 	return NF_ACCEPT;
 
 encap:
-	this_cpu_inc(st->encap_pkts);
+	stat_inc(encap_pkts);
 	return NF_ACCEPT;
 ignore:
-	this_cpu_inc(st->ignored_pkts);
+	stat_inc(ignored_pkts);
 	return NF_ACCEPT;
 }

@@ -123,6 +123,42 @@ static const struct nf_hook_ops srff_ops_template[] = {
 	},
 };
 
+/* The packet path's counters: the per-CPU ones, if allocated, and what was
+ * counted before they were (early_stats).
+ */
+static void srff_stats_sum(struct srff_tracker *tr, struct srff_pcpu_stats *sum)
+{
+	struct srff_pcpu_stats __percpu *pcpu = READ_ONCE(tr->stats);
+	u64 *w = (u64 *)sum;
+	unsigned int i;
+
+	if (pcpu)
+		srff_pcpu_sum_u64(w, pcpu, sizeof(*sum));
+	else
+		memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < SRFF_STATS_WORDS; i++)
+		w[i] += atomic64_read(&tr->early_stats[i]);
+}
+
+/*
+ * The per-CPU statistics (0.3 KiB per CPU), allocated at the namespace's
+ * first packet, not when srff is turned on: an enabled namespace that sends
+ * nothing does not pay for a copy per CPU. Resize worker only. -ENOMEM:
+ * the next packet asks again, and counting goes on in early_stats.
+ */
+static int srff_stats_alloc(struct srff_tracker *tr)
+{
+	struct srff_pcpu_stats __percpu *pcpu;
+
+	if (tr->stats)
+		return 0;
+	pcpu = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	if (!pcpu)
+		return -ENOMEM;
+	smp_store_release(&tr->stats, pcpu);	/* zeroed, then published */
+	return 0;
+}
+
 void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
 {
 	BUILD_BUG_ON(sizeof(struct srff_pcpu_stats) % sizeof(u64));
@@ -131,7 +167,7 @@ void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
 	st->max_flows_host = READ_ONCE(srff_host_flows.max);
 	if (!tr)		/* srff is disabled here: nothing counted */
 		return;
-	srff_pcpu_sum_u64((u64 *)&st->sum, tr->stats, sizeof(st->sum));
+	srff_stats_sum(tr, &st->sum);
 	st->flows = srff_table_count(&tr->table);
 	st->max_flows = srff_table_max_flows(&tr->table);
 	st->gc_freed = atomic64_read(&tr->table.gc_freed);
@@ -299,14 +335,16 @@ static void resize_worker(struct work_struct *work)
 
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
 	memcg = set_active_memcg(tr->memcg);
+	srff_stats_alloc(tr);		/* -ENOMEM: the next packet asks */
 	srff_table_sizes_alloc(&tr->table);	/* -ENOMEM: the next flow asks */
 	srff_table_resize(&tr->table, 0);
 	set_active_memcg(memcg);
 }
 
 /*
- * The table holds more than two flows per bucket, or got its first flow:
- * grow it, or give it its size histogram, in process context (table.c).
+ * The table holds more than two flows per bucket, or got its first flow,
+ * or the namespace its first packet: grow the table, or allocate its size
+ * histogram or the per-CPU statistics, in process context (table.c).
  * Any context, the packet path included; one resize is queued at a time,
  * and it sizes the table from the count it then finds.
  */
@@ -356,11 +394,6 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 		return NULL;
 	}
 	tr->table.netns_ino = sn->net->ns.inum;
-	tr->stats = alloc_percpu_gfp(struct srff_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!tr->stats) {
-		tracker_free(tr);
-		return NULL;
-	}
 	tr->auto_next = jiffies;
 	tr->gc_next_early = jiffies;
 	/* Learn at the first GC run: flows may have ended before a stop. */

@@ -45,7 +45,9 @@ struct srff_config {
 	struct rcu_head rcu;
 };
 
-/* Per-CPU counters written on the packet path with this_cpu_inc/add. */
+/* Per-CPU counters written on the packet path with this_cpu_inc/add (or,
+ * before they are allocated, atomically into srff_tracker.early_stats).
+ */
 struct srff_pcpu_stats {
 	u64 band_pkts[SRFF_MAX_BANDS];
 	u64 band_bytes[SRFF_MAX_BANDS];
@@ -60,6 +62,8 @@ struct srff_pcpu_stats {
 	u64 encap_pkts;		/* passes another pass classifies (hook.c) */
 };
 
+#define SRFF_STATS_WORDS	(sizeof(struct srff_pcpu_stats) / sizeof(u64))
+
 /*
  * What a namespace where srff is enabled has (SRFF_A_ENABLED): its hooks,
  * its flow table, its statistics and its GC. Allocated when srff is
@@ -70,7 +74,12 @@ struct srff_pcpu_stats {
 struct srff_tracker {
 	struct srff_net *sn;
 	struct srff_table table;
+	/* NULL until the first packet: the hook asks the resize worker for
+	 * them, and counts into early_stats (the same layout, atomic) until
+	 * they are published; readers add both. READ_ONCE.
+	 */
 	struct srff_pcpu_stats __percpu *stats;
+	atomic64_t early_stats[SRFF_STATS_WORDS];
 	struct delayed_work gc_work;
 	struct work_struct resize_work;		/* grows the table */
 	atomic64_t gc_last_ns;			/* the latest sweep's duration */
