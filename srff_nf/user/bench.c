@@ -963,7 +963,7 @@ static void growth(void)
 #define CNT_OPS		(1u << 22)	/* takes and puts per thread */
 #define CNT_LIVE	64		/* slots a thread holds at most */
 #define CNT_INSERTS	200000u		/* flows a thread creates */
-#define CNT_ROUNDS	5
+#define CNT_ROUNDS	9
 
 struct cnt_arg {
 	struct srff_slots *s;		/* slots only */
@@ -1048,9 +1048,17 @@ static double cnt_run(unsigned int threads, bool batched, struct srff_table *t)
 		}
 		pthread_barrier_init(&go, NULL, threads);
 		for (i = 0; i < threads; i++) {
+			cpu_set_t cpus;
+
 			a[i] = (struct cnt_arg){ .s = &s, .t = t, .id = i, .go = &go };
 			if (pthread_create(&th[i], NULL, t ? cnt_inserts : cnt_slots, &a[i]))
 				abort();
+			/* One thread per core: two threads time-sliced on
+			 * one core would never contend for the line.
+			 */
+			CPU_ZERO(&cpus);
+			CPU_SET(i % sysconf(_SC_NPROCESSORS_ONLN), &cpus);
+			pthread_setaffinity_np(th[i], sizeof(cpus), &cpus);
 		}
 		for (i = 0; i < threads; i++) {
 			pthread_join(th[i], NULL);
@@ -1081,7 +1089,7 @@ static void counters(void)
 	double s1u, s1b, s2u, s2b, i1u, i1b, i2u, i2b;
 
 	printf("\n5. Counters: a new flow's slot, taken one at a time or in per-CPU batches\n"
-	       "   (srff_slots; this machine has %ld CPUs; threads unpinned), median of %d rounds\n",
+	       "   (srff_slots; this machine has %ld CPUs; thread i pinned to CPU i), median of %d rounds\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), CNT_ROUNDS);
 	s1u = cnt_run(1, false, NULL);
 	s1b = cnt_run(1, true, NULL);
