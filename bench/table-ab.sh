@@ -39,6 +39,8 @@ def rows(path):
             section = "train"
         elif "The floor" in line:
             section = "floor"
+        elif "The chained floor" in line:
+            section = "chained"     # newer builds only: not compared
         m = re.match(r"\s+(\d+)\s+\d+\s+[\d.]+ \|\s+[\d.]+\s+\|\s+([\d.]+)", line)
         if section == "hash" and m:
             out.setdefault(int(m[1]), {})["hash"] = float(m[2])
