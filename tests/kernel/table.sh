@@ -84,7 +84,7 @@ memcg)
 	trap 'default_cleanup; cg_cleanup' EXIT
 	mount -t cgroup2 none "$CG" || skip "cannot mount cgroup2"
 	grep -qw memory "$CG/cgroup.controllers" ||
-		skip "no memory controller on cgroup2 (bound to a v1 hierarchy?)"
+		skip "no memory controller on cgroup2 (a kernel without CONFIG_MEMCG, as the debug kernel, or one bound to a v1 hierarchy)"
 	echo +memory >"$CG/cgroup.subtree_control" || fail "enable the memory controller"
 	mkdir "$CG/srff"
 	srff_load netns=ask max_flows=65536 idle_timeout_ms=600000 gc_interval_ms=250 idle_reset_ms=0
