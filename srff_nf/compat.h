@@ -43,7 +43,8 @@
 
 /*
  * Sum per-CPU copies of a struct made of u64 counters, @size bytes, into
- * @out, which it overwrites. Any context: a counter read while its CPU adds
+ * @out, which it overwrites (with zeros when @pcpu is NULL: copies not
+ * allocated yet count nothing). Any context: a counter read while its CPU adds
  * to it is read whole on a 64-bit kernel (on a 32-bit one the two halves may
  * tear, for a moment) but may be a moment old.
  */
@@ -54,6 +55,8 @@ static inline void srff_pcpu_sum_u64(u64 *out, const void __percpu *pcpu,
 	size_t i;
 
 	memset(out, 0, size);
+	if (!pcpu)
+		return;
 	for_each_possible_cpu(cpu) {
 		const u64 *src = per_cpu_ptr(pcpu, cpu);
 

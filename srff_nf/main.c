@@ -128,14 +128,10 @@ static const struct nf_hook_ops srff_ops_template[] = {
  */
 static void srff_stats_sum(struct srff_tracker *tr, struct srff_pcpu_stats *sum)
 {
-	struct srff_pcpu_stats __percpu *pcpu = READ_ONCE(tr->stats);
 	u64 *w = (u64 *)sum;
 	unsigned int i;
 
-	if (pcpu)
-		srff_pcpu_sum_u64(w, pcpu, sizeof(*sum));
-	else
-		memset(sum, 0, sizeof(*sum));
+	srff_pcpu_sum_u64(w, READ_ONCE(tr->stats), sizeof(*sum));
 	for (i = 0; i < SRFF_STATS_WORDS; i++)
 		w[i] += atomic64_read(&tr->early_stats[i]);
 }
@@ -330,7 +326,6 @@ static void resize_worker(struct work_struct *work)
 {
 	struct srff_tracker *tr = container_of(work, struct srff_tracker,
 					       resize_work);
-
 	struct mem_cgroup *memcg;
 
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);

@@ -838,14 +838,8 @@ int srff_table_sizes_alloc(struct srff_table *t)
  */
 void srff_table_sizes_read(const struct srff_table *t, struct srff_sizes *out)
 {
-	struct srff_sizes __percpu *s = READ_ONCE(t->sizes);
-
 	BUILD_BUG_ON(sizeof(struct srff_sizes) % sizeof(u64));
-	if (!s) {
-		memset(out, 0, sizeof(*out));
-		return;
-	}
-	srff_pcpu_sum_u64((u64 *)out, s, sizeof(*out));
+	srff_pcpu_sum_u64((u64 *)out, READ_ONCE(t->sizes), sizeof(*out));
 }
 
 /* Flows recorded so far (every reason), summed over CPUs. Any context. */
