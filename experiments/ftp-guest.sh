@@ -34,8 +34,9 @@
 #   srff-orig     the 2003 experiment's thresholds set by hand (5 000 000,
 #                 30 000 000 bytes) over the 2003 setup (prio, pfifo leaves)
 #   srff          srff's defaults (learnt thresholds, 3 bands) over the
-#                 recommended setup, prio with fq_codel leaves (shaped-prio-fq)
-#   srff-8        learnt thresholds for 8 bands, over shaped-prio-fq with 8
+#                 recommended setup, ETS with fq_codel leaves (shaped-ets:
+#                 band 0 strict, bands 1 and 2 share 3:1)
+#   srff-8        learnt thresholds for 8 bands, over shaped-ets with 8
 #                 bands, steered by class id (10:1..10:8)
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
@@ -156,13 +157,13 @@ policy_on() {
 		ip netns exec "$SRV" "$Q" install shaped s0 "$RATE" >/dev/null
 		srff_set thresholds 5000000,30000000 priorities "$DEFAULT_PRIOS" app-priority override ;;
 	srff)
-		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" >/dev/null
+		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" >/dev/null
 		srff_set priorities "$DEFAULT_PRIOS" thresholds auto app-priority override ;;
 	srff-8)
-		# More than 3 bands of prio are steered by class id (10:1 to
-		# 10:8): its priomap is pfifo_fast's, for 6/0/2. Seven
-		# thresholds, then learnt (auto keeps their number).
-		ip netns exec "$SRV" "$Q" install shaped-prio-fq s0 "$RATE" 8 >/dev/null
+		# More than 3 bands are steered by class id (10:1 to 10:8):
+		# the priomap is pfifo_fast's, for 6/0/2. Seven thresholds,
+		# then learnt (auto keeps their number).
+		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
 		srff_set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: app-priority override
 		srff_set thresholds auto ;;
 	esac

@@ -38,11 +38,19 @@
 #   fq            tbf + sch_fq (no bands on 6.1)
 #   cake          cake bandwidth WEB_RATE (its own shaper, no tbf)
 #   nft           nftables `ct reply bytes` thresholds (srff's initial
-#                 16 KiB, 128 KiB) setting `meta priority`, over prio-fq:
-#                 what a sysadmin writes today without srff
+#                 16 KiB, 128 KiB) setting `meta priority`, over the
+#                 recommended setup (ets): what a sysadmin writes today
+#                 without srff
 #   srff-pfifo    srff over tbf + prio with pfifo leaves (`shaped`)
 #   srff-prio-fq  srff over tbf + prio with fq_codel leaves
-#   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves)
+#   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves):
+#                 srff as shipped, over the recommended setup
+#   srff-ets-fixed  the same with srff's initial thresholds (16 KiB,
+#                 128 KiB) fixed by hand instead of learnt: what the
+#                 learning adds
+#   srff-ets-8    srff with 8 bands (learnt thresholds, class ids 10:1 to
+#                 10:8) over tbf + ETS with 8 bands (band 0 strict, the
+#                 others by DRR, each 3 times the quantum of the one below)
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
@@ -94,10 +102,10 @@ if [ -n "${SRFF_NEWTC_DIR:-}" ] && [ -x "$SRFF_NEWTC_DIR/tc" ] &&
 fi
 case $BOTTLENECK in
 local)
-	POLICIES="fifo fq_codel fq cake nft srff-pfifo srff-prio-fq srff-ets"
+	POLICIES="fifo fq_codel fq cake nft srff-ets srff-ets-fixed srff-ets-8"
 	[ $fq_bands = 0 ] || POLICIES="$POLICIES srff-fq-bands"
 	POLICIES=${WEB_POLICIES:-$POLICIES} ;;
-downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-prio-fq"} ;;
+downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-ets"} ;;
 *) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
@@ -272,7 +280,7 @@ policy_on() {
 		[ "$BOTTLENECK" = local ] || return 0
 		tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$RATE" ;;
 	nft)
-		setup prio-fq
+		setup ets
 		# After srff's hook (NAT_SRC + 1): its neutral 0 is overwritten.
 		ip netns exec "$SRV" nft -f - <<-'EOF'
 		table inet srffexp {
@@ -289,6 +297,15 @@ policy_on() {
 	srff-pfifo) setup; srff_active ;;
 	srff-prio-fq) setup prio-fq; srff_active ;;
 	srff-ets) setup ets; srff_active ;;
+	srff-ets-fixed)
+		# srff_neutral's `thresholds auto` gives the learnt ones back.
+		setup ets; srff_active
+		"$CTL" -n "$SRV" set thresholds 16k,128k ;;
+	srff-ets-8)
+		# As srff-prio-fq-8, over ETS with 8 bands (10:1 strict).
+		setup ets 8
+		"$CTL" -n "$SRV" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
+		"$CTL" -n "$SRV" set thresholds auto ;;
 	srff-prio-fq-8)
 		# 8 bands of prio-fq, steered by class id (10:1 to 10:8: prio's
 		# priomap is pfifo_fast's, for 6/0/2); 7 thresholds, then learnt
