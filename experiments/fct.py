@@ -12,8 +12,9 @@
         [--edges 100000,1000000] [--edge-scale X] [--boot B] [--seed N]
         INPUT is a RUN_DIR (its requests.csv.gz if there, else its logs) or
         a requests.csv.gz. Prints markdown tables; with --out writes
-        DIR/tables.md, DIR/summary.json and, if matplotlib is installed,
-        DIR/fct_cdf.png and DIR/bulk_goodput.png.
+        DIR/headline.md, DIR/tables.md, DIR/targets.md (issue 11's targets
+        for each srff policy against --ref), DIR/summary.json and, if
+        matplotlib is installed, DIR/fct_cdf.png and DIR/bulk_goodput.png.
 
 The table has one line per request: run, round, policy, load ("closed"
 for closed-loop clients), kind (short, keepalive, bulk), nth (the
@@ -520,6 +521,82 @@ def headline(s):
             "\n".join(out) + "\n")
 
 
+# Issue 11's targets for srff with its defaults against the reference
+# (fq_codel): (label, what, statistic, bound, at most?). what: "ratio" of a
+# size bin's statistic to the reference's, "value" of the policy's own,
+# "goodput" ratio, "stall" against the reference's longest stall. Bins:
+# "small" is the first, "large" the last (< 100 KB and >= 1 MB unscaled).
+TARGETS = (
+    ("small: mean FCT", "ratio", ("small", "fct_mean"), 0.5, True),
+    ("small: p99 FCT", "ratio", ("small", "fct_p99"), 0.7, True),
+    ("small: mean slowdown", "value", ("small", "slowdown_mean"), None, True),
+    ("large: mean FCT", "ratio", ("large", "fct_mean"), 1.1, True),
+    ("bulk: goodput", "goodput", None, 0.85, False),
+    ("bulk: longest stall", "stall", None, 1.0, True),
+)
+
+
+def slowdown_bound(load):
+    """The small responses' mean slowdown the issue allows at a load: 1.25
+    up to 60 %, 1.5 above."""
+    return 1.5 if float(load) > 0.6 else 1.25
+
+
+def targets(s, policies=None):
+    """Issue 11's targets for each srff policy (or those given) against the
+    reference, one table per policy, a column per load: the figure, its
+    95 % CI where there is one, and met or missed (on the point estimate)."""
+    ref = s["ref"]
+    g = {(e["policy"], e["load"], e["bin"]): e for e in s["groups"]}
+    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
+    bins = {"small": s["bins"][0], "large": s["bins"][-2]}
+    if policies is None:
+        policies = [p for p in s["policies"] if p != ref and p.startswith("srff")]
+    out = []
+    for p in policies:
+        rows = ["| target | " + " | ".join("load %s" % ld for ld in s["loads"]) + " |",
+                "|---" * (len(s["loads"]) + 1) + "|"]
+        for label, what, key, bound, at_most in TARGETS:
+            cells = []
+            for ld in s["loads"]:
+                v, ci, lim, txt = None, None, bound, ""
+                if what in ("ratio", "value"):
+                    b, st = bins[key[0]], key[1]
+                    e = (ra if what == "ratio" else g).get((p, ld, b))
+                    if e:
+                        k = st + "_ratio" if what == "ratio" else st
+                        v, ci = e.get(k), e.get(k + "_ci")
+                    if what == "value":
+                        lim = slowdown_bound(ld)
+                elif what == "goodput":
+                    a, r = bk.get((p, ld)), bk.get((ref, ld))
+                    if a and r and r["goodput_mean"]:
+                        v = a["goodput_mean"] / r["goodput_mean"]
+                else:
+                    a, r = bk.get((p, ld)), bk.get((ref, ld))
+                    if a and r and a["longest_stall"] is not None and \
+                            r["longest_stall"] is not None:
+                        v, lim = a["longest_stall"], r["longest_stall"]
+                        txt = "%.2f s (%s %.2f s)" % (v, ref, lim)
+                if v is None:
+                    cells.append("-")
+                    continue
+                ok = v <= lim if at_most else v >= lim
+                if not txt:
+                    txt = "%.2f" % v + (" [%.2f, %.2f]" % tuple(ci) if ci else "")
+                cells.append("%s, %s" % (txt, "met" if ok else "**missed**"))
+            name = label + (" ≤ %g×" % bound if what == "ratio" else
+                            " ≤ 1.25 (1.5 above 60 %)" if what == "value" else
+                            " ≥ %g×" % bound if what == "goodput" else
+                            " ≤ %s's" % ref)
+            rows.append("| %s | %s |" % (name, " | ".join(cells)))
+        out.append("%s against %s (small: %s, large: %s; ratios with 95 %% CIs bootstrapped "
+                   "over rounds; met or missed on the point estimate):\n\n%s\n" % (
+                       p, ref, bins["small"], bins["large"], "\n".join(rows)))
+    return "\n".join(out)
+
+
 def load_table(loads):
     """The open-loop clients' own account of the load, per log."""
     if not loads:
@@ -625,6 +702,10 @@ def cmd_report(a):
             f.write(headline(s))
         with open(os.path.join(a.out, "tables.md"), "w") as f:
             f.write(text)
+        tg = targets(s) if s["ratios"] else ""
+        if tg:
+            with open(os.path.join(a.out, "targets.md"), "w") as f:
+                f.write(tg)
         with open(os.path.join(a.out, "summary.json"), "w") as f:
             json.dump({"summary": s, "loads": loads, "params": params}, f, indent=1)
         made = plot(s, a.out)

@@ -224,6 +224,35 @@ def test_report(tmp_path, capsys):
     assert (out / "bulk_goodput.png").stat().st_size > 0
 
 
+def test_targets_known_answers():
+    # Two rounds, one load of 0.8. Small responses: the reference takes
+    # 0.4 s, srff 0.1 s (ratio 0.25: met) and 0.2 s at p99 (all equal
+    # inside a round); large: ref 1 s, srff 1.2 s (1.2 > 1.1: missed).
+    rows = []
+    for r in (1, 2):
+        for pol, small, large in (("fq_codel", 0.4, 1.0), ("srff-x", 0.1, 1.2)):
+            rows += [row(pol, r, small, size=1000, load="0.8") for _ in range(10)]
+            rows += [row(pol, r, large, size=2000000, load="0.8") for _ in range(3)]
+        rows.append(row("fq_codel", r, 8.0, size=8000000, load="0.8", kind="bulk", stall=0.3))
+        rows.append(row("srff-x", r, 10.0, size=8000000, load="0.8", kind="bulk", stall=0.5))
+    s = fct.summarise(rows, [], 1e6, 0.0, ref="fq_codel", boot=50)
+    t = fct.targets(s)
+    assert t.startswith("srff-x against fq_codel")
+    lines = {x.split("|")[1].strip(): x.split("|")[2].strip() for x in t.splitlines()
+             if x.startswith("| ") and "target" not in x}
+    assert lines["small: mean FCT ≤ 0.5×"] == "0.25 [0.25, 0.25], met"
+    assert lines["large: mean FCT ≤ 1.1×"] == "1.20 [1.20, 1.20], **missed**"
+    # Slowdown of a 1000 B response (1066 B on the wire) at 1 Mbit/s, no
+    # RTT: 8.528 ms ideal; 0.1 s is 11.7 times that: above 1.5 at 0.8.
+    assert lines["small: mean slowdown ≤ 1.25 (1.5 above 60 %)"].endswith("**missed**")
+    # Bulk: 8 MB in 10 s against 8 s: 0.8 of the reference's goodput.
+    assert lines["bulk: goodput ≥ 0.85×"] == "0.80, **missed**"
+    assert lines["bulk: longest stall ≤ fq_codel's"] == "0.50 s (fq_codel 0.30 s), **missed**"
+    assert fct.slowdown_bound("0.6") == 1.25 and fct.slowdown_bound("0.8") == 1.5
+    # Only the policies asked for; none when nothing matches.
+    assert fct.targets(s, policies=[]) == ""
+
+
 def test_report_needs_a_rate(tmp_path):
     run = tmp_path / "web-x"
     write_run(run)
