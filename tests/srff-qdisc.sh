@@ -186,6 +186,11 @@ tc qdisc replace dev v0 parent 10:3 handle 103: fq_codel" "$(dry prio-fq v0)"
 same "dry run ets 5: quanta 27:9:3:1 MTUs" \
 	"tc qdisc replace dev v0 root handle 10: ets bands 5 strict 1 quanta 40878 13626 4542 1514 priomap $MAP" \
 	"$(dry ets v0 5 | head -n1)"
+# 8 bands: 3^6 MTUs would pass the cap; the ratio shrinks to 81^(1/6), so
+# band 1 has 81 MTUs and every band more than the one below.
+same "dry run ets 8: quanta from 81 MTUs down to 1, ratio 2.08" \
+	"tc qdisc replace dev v0 root handle 10: ets bands 8 strict 1 quanta 122634 58956 28343 13626 6551 3149 1514 priomap $MAP" \
+	"$(dry ets v0 8 | head -n1)"
 same "dry run shaped-fq: tbf, fq_codel under it" "tc qdisc replace dev v0 root handle 1: tbf rate 20mbit burst 256kb latency 1s
 tc qdisc replace dev v0 parent 1:1 handle 10: fq_codel" "$(dry shaped-fq v0 20mbit)"
 same "dry run mqprio on 4 TX queues: queues 1@0 1@1 2@2" \
