@@ -255,8 +255,9 @@ void srff_slots_uninit(struct srff_slots *s)
 	s->cache = NULL;
 }
 
-/* A lower cap is not enforced on slots already out: a pool above it hands
- * out nothing until enough come back.
+/* A lower cap takes no slot from a flow: a pool above it hands out
+ * nothing, not even from the caches, and drains every cache a take or put
+ * meets, until enough come back (pool_over).
  */
 void srff_slots_set_max(struct srff_slots *s, unsigned int max)
 {
@@ -282,15 +283,39 @@ static unsigned int pool_take(struct srff_slots *s, unsigned int want)
 	return got;
 }
 
+/* The cap was lowered below what the pool has handed out: until enough
+ * slots come back, no CPU takes from its cache and every cache met on a
+ * take or put goes back to the pool. One read of the pool's line, which
+ * only batches write.
+ */
+static bool pool_over(const struct srff_slots *s)
+{
+	return (unsigned int)atomic_read(&s->count) > READ_ONCE(s->max);
+}
+
+/* This CPU's cached slots back to the pool. */
+static void cache_drain(struct srff_slots *s)
+{
+	unsigned int n = this_cpu_xchg(*s->cache, 0);
+
+	if (n)
+		atomic_sub(n, &s->count);
+}
+
 /* Take one slot: false when the pool is at its cap and this CPU has none
- * cached. Any context. The per-CPU ops are each atomic on their CPU; a
+ * cached (or the pool is over a lowered cap). Any context. The per-CPU ops are each atomic on their CPU; a
  * task that moves to another CPU between two of them takes from, or adds
  * to, the other CPU's cache, which is as good.
  */
 bool srff_slots_take(struct srff_slots *s)
 {
-	unsigned int n = this_cpu_read(*s->cache), got;
+	unsigned int n, got;
 
+	if (unlikely(pool_over(s))) {
+		cache_drain(s);
+		return pool_take(s, 1);
+	}
+	n = this_cpu_read(*s->cache);
 	while (n) {
 		unsigned int seen = this_cpu_cmpxchg(*s->cache, n, n - 1);
 
@@ -311,7 +336,8 @@ void srff_slots_put(struct srff_slots *s)
 {
 	unsigned int batch = READ_ONCE(s->batch), n;
 
-	if (!batch) {
+	if (!batch || unlikely(pool_over(s))) {
+		cache_drain(s);
 		atomic_dec(&s->count);
 		return;
 	}

@@ -522,6 +522,7 @@ void *srff_user_alloc_percpu(size_t size, gfp_t flags);
 #define this_cpu_inc(var)		this_cpu_add(var, 1)
 #define this_cpu_add_return(var, val)	__atomic_add_fetch(&srff_user_this_cpu(var), (val), __ATOMIC_RELAXED)
 #define this_cpu_inc_return(var)	this_cpu_add_return(var, 1)
+#define this_cpu_xchg(var, n)		__atomic_exchange_n(&srff_user_this_cpu(var), (n), __ATOMIC_RELAXED)
 #define this_cpu_cmpxchg(var, o, n) ({					\
 	typeof(var) __old = (o);					\
 	__atomic_compare_exchange_n(&srff_user_this_cpu(var), &__old, (n), \

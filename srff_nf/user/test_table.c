@@ -910,6 +910,37 @@ static void slots_batch_per_cpu(void)
 	srff_slots_uninit(&s);
 }
 
+/* A cap lowered below what is out: no take succeeds, not even from the
+ * cache, which goes back to the pool; puts bring the count down, and the
+ * pool then fills to the new cap and no further.
+ */
+static void slots_lowered_cap(void)
+{
+	struct srff_slots s;
+	unsigned int i;
+
+	CHECK_EQ_INT(srff_slots_init(&s, 10000), 0);
+	CHECK_EQ(s.batch, 16);
+	for (i = 0; i < 6001; i++)
+		CHECK(srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), 6016);	/* the cache holds 15 */
+	srff_slots_set_max(&s, 5000);
+	CHECK(!srff_slots_take(&s));
+	CHECK_EQ(srff_slots_reserved(&s), 6001);	/* the cache went back */
+	CHECK_EQ(srff_slots_used(&s), 6001);
+	for (i = 0; i < 1501; i++)
+		srff_slots_put(&s);
+	CHECK_EQ(srff_slots_used(&s), 4500);
+	while (srff_slots_take(&s))
+		;
+	CHECK_EQ(srff_slots_used(&s), 5000);
+	CHECK_EQ(srff_slots_reserved(&s), 5000);
+	for (i = 0; i < 5000; i++)
+		srff_slots_put(&s);
+	CHECK_EQ(srff_slots_used(&s), 0);
+	srff_slots_uninit(&s);			/* WARNs unless empty */
+}
+
 struct slots_taker {
 	struct srff_slots *s;
 	unsigned int taken;
@@ -1614,6 +1645,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(full_table_evicts_closed_then_idle),
 	SRFF_TEST(shared_cap_bounds_all_tables),
 	SRFF_TEST(slots_batch_per_cpu),
+	SRFF_TEST(slots_lowered_cap),
 	SRFF_TEST(sizes_allocated_at_first_flow),
 	SRFF_TEST(slots_cap_across_cpus),
 	SRFF_TEST(restart_clears_count_and_closed),
