@@ -160,12 +160,8 @@ policy_on() {
 		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" >/dev/null
 		srff_set priorities "$DEFAULT_PRIOS" thresholds auto app-priority override ;;
 	srff-8)
-		# More than 3 bands are steered by class id (10:1 to 10:8):
-		# the priomap is pfifo_fast's, for 6/0/2. Seven thresholds,
-		# then learnt (auto keeps their number).
 		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
-		srff_set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: app-priority override
-		srff_set thresholds auto ;;
+		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	esac
 }
 
@@ -205,7 +201,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" >/dev/null
 
 . "$TOP/experiments/capture.sh"
-. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt
+. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt, srff_eight_bands
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"

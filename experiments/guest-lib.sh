@@ -13,6 +13,12 @@
 #                        has seen auto_min_flows finished flows (a warm-up's
 #                        stop condition); SRFF_PARAMS is where the module's
 #                        parameters are (/sys/module/srff/parameters)
+#   srff_eight_bands CTL NS [SETTING...]
+#                        srff in NS steering 8 bands by class id (10:1 to
+#                        10:8; the qdisc's priomap is pfifo_fast's, for
+#                        priorities 6/0/2), with SETTINGs on the same
+#                        srffctl set: seven thresholds 8 times apart from
+#                        16 KB, then learnt (auto keeps their number)
 
 rotate() {
 	local k=$1; shift
@@ -35,4 +41,11 @@ srff_learnt() {
 	[[ $s =~ \"auto_changes\":[[:space:]]*([0-9]+) ]] || return
 	changes=${BASH_REMATCH[1]}
 	[ "$changes" -gt 0 ] || [ "$flows" -ge "$min" ]
+}
+
+srff_eight_bands() {
+	local ctl=$1 ns=$2
+	shift 2
+	"$ctl" -n "$ns" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: "$@" &&
+		"$ctl" -n "$ns" set thresholds auto
 }

@@ -50,7 +50,8 @@
 #                 learning adds
 #   srff-ets-8    srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + ETS with 8 bands (band 0 strict, the
-#                 others by DRR, each 3 times the quantum of the one below)
+#                 others by DRR, each 2.08 times the quantum of the one
+#                 below: srff-qdisc's ets_quanta)
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
@@ -110,7 +111,7 @@ downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-ets"} ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
-. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt
+. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt, srff_eight_bands
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
@@ -301,18 +302,9 @@ policy_on() {
 		# srff_neutral's `thresholds auto` gives the learnt ones back.
 		setup ets; srff_active
 		"$CTL" -n "$SRV" set thresholds 16k,128k ;;
-	srff-ets-8)
-		# As srff-prio-fq-8, over ETS with 8 bands (10:1 strict).
-		setup ets 8
-		"$CTL" -n "$SRV" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
-		"$CTL" -n "$SRV" set thresholds auto ;;
-	srff-prio-fq-8)
-		# 8 bands of prio-fq, steered by class id (10:1 to 10:8: prio's
-		# priomap is pfifo_fast's, for 6/0/2); 7 thresholds, then learnt
-		# (auto keeps their number). srff_neutral goes back to 3.
-		setup prio-fq 8
-		"$CTL" -n "$SRV" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:
-		"$CTL" -n "$SRV" set thresholds auto ;;
+	# 8 bands (srff_neutral goes back to 3).
+	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
+	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-fq-bands)
 		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR ($(uname -r))"; exit 2; }
 		setup fq-bands; srff_active ;;

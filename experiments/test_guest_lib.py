@@ -82,3 +82,22 @@ def test_srff_learnt_srffctl_fails(fake):
     (fake / "srffctl").write_text("#!/bin/sh\necho 'srffctl: no generic netlink family srff' >&2\nexit 1\n")
     r = bash(f'srff_learnt "{fake}/srffctl" SRV', {"SRFF_PARAMS": str(fake / "params")})
     assert r.returncode != 0
+
+
+def test_srff_eight_bands(tmp_path):
+    """Seven thresholds by class id with the extra settings, then auto; a
+    refused first set stops there."""
+    log = tmp_path / "log"
+    ctl = tmp_path / "srffctl"
+    ctl.write_text('#!/bin/sh\necho "$*" >>"$LOG"\n[ "$FAIL" != 1 ]\n')
+    ctl.chmod(0o755)
+    r = bash(f'srff_eight_bands "{ctl}" SRV app-priority override', {"LOG": str(log)})
+    assert r.returncode == 0, r.stderr
+    assert log.read_text().splitlines() == [
+        "-n SRV set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: app-priority override",
+        "-n SRV set thresholds auto"]
+    log.unlink()
+    r = bash(f'srff_eight_bands "{ctl}" SRV', {"LOG": str(log), "FAIL": "1"})
+    assert r.returncode != 0
+    assert log.read_text().splitlines() == [
+        "-n SRV set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:"]
