@@ -522,17 +522,20 @@ def headline(s):
 
 
 # Issue 11's targets for srff with its defaults against the reference
-# (fq_codel): (label, what, statistic, bound, at most?). what: "ratio" of a
-# size bin's statistic to the reference's, "value" of the policy's own,
-# "goodput" ratio, "stall" against the reference's longest stall. Bins:
-# "small" is the first, "large" the last (< 100 KB and >= 1 MB unscaled).
+# (fq_codel): (label, what, key, bound, at most?). what: "ratio" of a size
+# bin's statistic (key: bin, statistic) to the reference's; "value" of the
+# policy's own, bound by the load (slowdown_bound); "goodput" ratio; "stall"
+# against the reference's longest stall. Bins: "small" is the first,
+# "large" the last (< 100 KB and >= 1 MB unscaled). %(ref)s in a label is
+# the reference.
 TARGETS = (
-    ("small: mean FCT", "ratio", ("small", "fct_mean"), 0.5, True),
-    ("small: p99 FCT", "ratio", ("small", "fct_p99"), 0.7, True),
-    ("small: mean slowdown", "value", ("small", "slowdown_mean"), None, True),
-    ("large: mean FCT", "ratio", ("large", "fct_mean"), 1.1, True),
-    ("bulk: goodput", "goodput", None, 0.85, False),
-    ("bulk: longest stall", "stall", None, 1.0, True),
+    ("small: mean FCT ≤ 0.5×", "ratio", ("small", "fct_mean"), 0.5, True),
+    ("small: p99 FCT ≤ 0.7×", "ratio", ("small", "fct_p99"), 0.7, True),
+    ("small: mean slowdown ≤ 1.25 (1.5 above 60 %%)", "value", ("small", "slowdown_mean"),
+     None, True),
+    ("large: mean FCT ≤ 1.1×", "ratio", ("large", "fct_mean"), 1.1, True),
+    ("bulk: goodput ≥ 0.85×", "goodput", None, 0.85, False),
+    ("bulk: longest stall ≤ %(ref)s's", "stall", None, None, True),
 )
 
 
@@ -542,15 +545,39 @@ def slowdown_bound(load):
     return 1.5 if float(load) > 0.6 else 1.25
 
 
+def _target_cell(what, key, bound, at_most, entry, mine, ref):
+    """One target at one load: "figure [CI], met" (or **missed**), or "-"
+    without the data. entry: the policy's ratio (what "ratio") or group
+    ("value") entry for the target's bin; mine, ref: its and the
+    reference's bulk entries."""
+    v, ci, txt = None, None, ""
+    if what in ("ratio", "value"):
+        if entry:
+            k = key[1] + ("_ratio" if what == "ratio" else "")
+            v, ci = entry.get(k), entry.get(k + "_ci")
+    elif mine and ref:
+        if what == "goodput" and ref["goodput_mean"]:
+            v = mine["goodput_mean"] / ref["goodput_mean"]
+        elif what == "stall" and None not in (mine["longest_stall"], ref["longest_stall"]):
+            v, bound = mine["longest_stall"], ref["longest_stall"]
+            txt = "%.2f s (%s %.2f s)" % (v, ref["policy"], bound)
+    if v is None:
+        return "-"
+    ok = v <= bound if at_most else v >= bound
+    if not txt:
+        txt = "%.2f" % v + (" [%.2f, %.2f]" % tuple(ci) if ci else "")
+    return "%s, %s" % (txt, "met" if ok else "**missed**")
+
+
 def targets(s, policies=None):
     """Issue 11's targets for each srff policy (or those given) against the
     reference, one table per policy, a column per load: the figure, its
     95 % CI where there is one, and met or missed (on the point estimate)."""
     ref = s["ref"]
+    bins = {"small": s["bins"][0], "large": s["bins"][-2]}
     g = {(e["policy"], e["load"], e["bin"]): e for e in s["groups"]}
     ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
     bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
-    bins = {"small": s["bins"][0], "large": s["bins"][-2]}
     if policies is None:
         policies = [p for p in s["policies"] if p != ref and p.startswith("srff")]
     out = []
@@ -560,37 +587,11 @@ def targets(s, policies=None):
         for label, what, key, bound, at_most in TARGETS:
             cells = []
             for ld in s["loads"]:
-                v, ci, lim, txt = None, None, bound, ""
-                if what in ("ratio", "value"):
-                    b, st = bins[key[0]], key[1]
-                    e = (ra if what == "ratio" else g).get((p, ld, b))
-                    if e:
-                        k = st + "_ratio" if what == "ratio" else st
-                        v, ci = e.get(k), e.get(k + "_ci")
-                    if what == "value":
-                        lim = slowdown_bound(ld)
-                elif what == "goodput":
-                    a, r = bk.get((p, ld)), bk.get((ref, ld))
-                    if a and r and r["goodput_mean"]:
-                        v = a["goodput_mean"] / r["goodput_mean"]
-                else:
-                    a, r = bk.get((p, ld)), bk.get((ref, ld))
-                    if a and r and a["longest_stall"] is not None and \
-                            r["longest_stall"] is not None:
-                        v, lim = a["longest_stall"], r["longest_stall"]
-                        txt = "%.2f s (%s %.2f s)" % (v, ref, lim)
-                if v is None:
-                    cells.append("-")
-                    continue
-                ok = v <= lim if at_most else v >= lim
-                if not txt:
-                    txt = "%.2f" % v + (" [%.2f, %.2f]" % tuple(ci) if ci else "")
-                cells.append("%s, %s" % (txt, "met" if ok else "**missed**"))
-            name = label + (" ≤ %g×" % bound if what == "ratio" else
-                            " ≤ 1.25 (1.5 above 60 %)" if what == "value" else
-                            " ≥ %g×" % bound if what == "goodput" else
-                            " ≤ %s's" % ref)
-            rows.append("| %s | %s |" % (name, " | ".join(cells)))
+                entry = (ra if what == "ratio" else g).get((p, ld, bins[key[0]])) if key else None
+                cells.append(_target_cell(
+                    what, key, slowdown_bound(ld) if what == "value" else bound, at_most,
+                    entry, bk.get((p, ld)), bk.get((ref, ld))))
+            rows.append("| %s | %s |" % (label % {"ref": ref}, " | ".join(cells)))
         out.append("%s against %s (small: %s, large: %s; ratios with 95 %% CIs bootstrapped "
                    "over rounds; met or missed on the point estimate):\n\n%s\n" % (
                        p, ref, bins["small"], bins["large"], "\n".join(rows)))
