@@ -303,9 +303,10 @@ static void cache_drain(struct srff_slots *s)
 }
 
 /* Take one slot: false when the pool is at its cap and this CPU has none
- * cached (or the pool is over a lowered cap). Any context. The per-CPU ops are each atomic on their CPU; a
- * task that moves to another CPU between two of them takes from, or adds
- * to, the other CPU's cache, which is as good.
+ * cached, or the pool is over a lowered cap. Any context. The per-CPU ops
+ * are each atomic on their CPU; a task that moves to another CPU between
+ * two of them takes from, or adds to, the other CPU's cache, which is as
+ * good.
  */
 bool srff_slots_take(struct srff_slots *s)
 {
