@@ -128,7 +128,7 @@ MODULE_PARM_DESC(gc_interval_ms, "garbage collection period: ms, or 2.5s; other 
 
 static unsigned int idle_reset_ms = 100;
 module_param(idle_reset_ms, srff_ms_off, 0444);
-MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time: ms, or 100ms, 0.1s; not while its socket still holds data (default 100; 0 or off: never)");
+MODULE_PARM_DESC(idle_reset_ms, "restart a flow's byte count after this idle time: ms, or 100ms, 0.1s; local TCP after its path's minimum RTT if shorter, and not while its socket still holds data (default 100; 0 or off: never)");
 
 static unsigned int untracked_priority;
 module_param(untracked_priority, uint, 0444);

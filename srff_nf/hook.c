@@ -129,10 +129,9 @@ static bool udp_tunnel_outer(const struct sock *sk)
 }
 
 /*
- * Local TCP: 1 if the socket holds written data this skb does not carry
- * (it will send more without a new write), 0 if not, -1 if unknown (not
- * TCP, forwarded, or not a TCP socket's own). Lockless: write_seq is read
- * once, and a stale value only delays or advances one reset decision.
+ * Local TCP: the packet's own tcp_sock, or NULL (not TCP, forwarded, or not
+ * a TCP socket's own). Its fields are read locklessly, once each: a stale
+ * value only delays or advances one reset decision.
  *
  * Not every full socket of protocol TCP is a tcp_sock: IPv4 sends its RSTs
  * and its TIME_WAIT and request sockets' ACKs on a per-CPU control socket,
@@ -140,24 +139,40 @@ static bool udp_tunnel_outer(const struct sock *sk)
  * and __ip_append_data() makes it skb->sk. A raw_sock ends long before
  * tcp_sock's write_seq: hence the socket type (6.1 and 6.12 alike).
  */
-static int tcp_pending(const struct sk_buff *skb, const struct srff_pkt *p)
+static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
+					const struct srff_pkt *p)
 {
 	const struct sock *sk = skb->sk;
 
 	if (p->key.proto != IPPROTO_TCP || !p->has_ports || !sk ||
 	    !sk_fullsock(sk) || sk->sk_type != SOCK_STREAM ||
 	    sk->sk_protocol != IPPROTO_TCP)
-		return -1;
+		return NULL;
 #ifdef SRFF_TEST_HOOKS
 	/* Test builds: a socket too small to be a tcp_sock is a WARN (and,
 	 * under make test-debug's panic_on_warn, a failed test): KASAN does
 	 * not see such a read when it lands on the next object of the slab.
 	 */
 	if (WARN_ON_ONCE(READ_ONCE(sk->sk_prot)->obj_size <
-			 offsetofend(struct tcp_sock, write_seq)))
-		return -1;
+			 max(offsetofend(struct tcp_sock, write_seq),
+			     offsetofend(struct tcp_sock, rtt_min))))
+		return NULL;
 #endif
-	return after(READ_ONCE(tcp_sk(sk)->write_seq), p->tcp_end_seq);
+	return tcp_sk(sk);
+}
+
+/* Whether the socket holds written data this skb does not carry: it will
+ * send more without a new write.
+ */
+static bool tcp_pending(const struct tcp_sock *tp, const struct srff_pkt *p)
+{
+	return after(READ_ONCE(tp->write_seq), p->tcp_end_seq);
+}
+
+/* tcp_min_rtt(), read once: ~0U until the first sample. */
+static u32 tcp_min_rtt_once(const struct tcp_sock *tp)
+{
+	return READ_ONCE(tp->rtt_min.s[0].v);
 }
 
 /*
@@ -180,7 +195,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	struct srff_pcpu_stats __percpu *st = READ_ONCE(tr->stats);
 	const struct srff_config *c = rcu_dereference(tr->sn->config);
 	unsigned int nhoff = skb_network_offset(skb);
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, reset;
+	const struct tcp_sock *tp;
 	unsigned int band, len;
 	struct srff_flow *f;
 	struct srff_pkt pkt;
@@ -266,13 +282,20 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	/* What the qdisc will count: every segment of a GSO skb, headers
 	 * included (srff_wire_len).
 	 */
-	before = srff_flow_account(&tr->table, f, len, now, c->idle_reset);
-	if (c->idle_reset) {
-		int pending = tcp_pending(skb, &pkt);
-
-		if (pending >= 0)
-			srff_flow_note_pending(f, pending);
+	reset = c->idle_reset;
+	tp = reset ? local_tcp(skb, &pkt) : NULL;
+	if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
+		/* No data (an ACK of a request, a closing FIN): not the
+		 * sender at work, neither the end of an idle gap nor activity.
+		 */
+		before = srff_flow_account_quiet(f, len);
+	} else {
+		if (tp)
+			reset = srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
+		before = srff_flow_account(&tr->table, f, len, now, reset);
 	}
+	if (tp)
+		srff_flow_note_pending(f, tcp_pending(tp, &pkt));
 	band = srff_band(c->thresholds, c->nthresholds, before);
 	goto mark;
 

@@ -23,7 +23,8 @@
  *   gc_interval_ms    how often idle flows are collected (default 2500 ms)
  *   max_flows         hard cap per namespace (default 1 per 64 KiB of RAM)
  *   untracked_priority for packets of flows the full table cannot hold (0)
- *   idle_reset_ms     restart a kept-alive flow's count after idle (100 ms)
+ *   idle_reset_ms     restart a kept-alive flow's count after idle (100 ms;
+ *                     local TCP: its min RTT if shorter)
  *   udp_policy, app_priority, top_ports: see docs/design.md
  *
  * Where things are: flowkey.c reads the packet, band.h maps bytes to a band,

@@ -327,6 +327,43 @@ static inline u64 srff_flow_account(struct srff_table *t,
 	return atomic64_fetch_add(len, &f->bytes);
 }
 
+/*
+ * Account a TCP segment with no data to @f: its bytes count, but it is not
+ * activity (last_seen stays), so it never ends an idle gap (a server's ACK
+ * of the next request, sent before the response, would record an ACK as a
+ * message and shorten the gap to the response) and never keeps a flow from
+ * going idle (a download's ACKs: freed, they take the top band through the
+ * no-flow path). A reset racing it may record its bytes with the message
+ * before the gap: header bytes, never lost.
+ */
+static inline u64 srff_flow_account_quiet(struct srff_flow *f,
+					  unsigned int len)
+{
+	return atomic64_fetch_add(len, &f->bytes);
+}
+
+/*
+ * The idle gap that ends a message on a local TCP flow: @idle_reset, or the
+ * path's minimum round trip if that is shorter. On a kept-alive connection
+ * the next request reaches the server at least one round trip after the
+ * previous response's last packet left it, so with nothing left unsent a
+ * gap of min_rtt is between two responses (PIAS's rule at the RTT's scale;
+ * a fixed idle_reset longer than the RTT merges them). Ticks, rounded
+ * down: a gap of at least min_rtt always crosses that many tick boundaries.
+ * At least SRFF_IDLE_RESET_MIN_TICKS: one boundary can be crossed in a
+ * microsecond. @min_rtt_us is ~0U before the socket's first RTT sample.
+ */
+#define SRFF_IDLE_RESET_MIN_TICKS	2UL
+
+static inline unsigned long srff_idle_reset_rtt(unsigned long idle_reset,
+						u32 min_rtt_us)
+{
+	unsigned long rtt = min_rtt_us / (USEC_PER_SEC / HZ);
+
+	return min_t(unsigned long, idle_reset,
+		     max(rtt, SRFF_IDLE_RESET_MIN_TICKS));
+}
+
 /* Local TCP: whether @f's socket still holds data this packet left. */
 static inline void srff_flow_note_pending(struct srff_flow *f, bool pending)
 {

@@ -551,6 +551,7 @@ u64 siphash(const void *data, size_t len, const siphash_key_t *key);
 /* ---- time, scheduling -------------------------------------------------- */
 
 #define HZ			250
+#define USEC_PER_SEC		1000000UL
 /* The kernel starts jiffies 5 minutes before the 32-bit wrap. */
 #define INITIAL_JIFFIES		((unsigned long)(unsigned int)(-300 * HZ))
 

@@ -297,6 +297,82 @@ static void account_idle_reset(void)
 	teardown(&t);
 }
 
+/*
+ * A local TCP flow's idle gap follows its path's minimum RTT, in whole ticks
+ * rounded down (HZ 250: 4 ms), never under two ticks and never over
+ * idle_reset; off stays off.
+ */
+static void idle_reset_rtt(void)
+{
+	const unsigned long reset = 25;		/* 100 ms */
+
+	CHECK_EQ(srff_idle_reset_rtt(reset, 21000), 5);	/* 21 ms: 5.25 */
+	CHECK_EQ(srff_idle_reset_rtt(reset, 20000), 5);
+	CHECK_EQ(srff_idle_reset_rtt(reset, 19999), 4);
+	CHECK_EQ(srff_idle_reset_rtt(reset, 150000), reset);	/* longer path */
+	CHECK_EQ(srff_idle_reset_rtt(reset, ~0U), reset);	/* no sample yet */
+	CHECK_EQ(srff_idle_reset_rtt(reset, 50), 2);	/* a LAN: the floor */
+	CHECK_EQ(srff_idle_reset_rtt(reset, 0), 2);
+	CHECK_EQ(srff_idle_reset_rtt(1, 50), 1);	/* idle_reset below it */
+	CHECK_EQ(srff_idle_reset_rtt(0, 20000), 0);	/* off */
+}
+
+/*
+ * Kept-alive over a 20 ms path: responses 30 ms apart with nothing unsent
+ * between them each start from 0 under the RTT's gap (5 ticks), where the
+ * 100 ms idle_reset alone would add them up.
+ */
+static void account_idle_reset_rtt(void)
+{
+	const unsigned long reset = 25, gap = 30 * HZ / 1000;	/* 7 ticks */
+	unsigned long rtt_reset = srff_idle_reset_rtt(reset, 20000);
+	unsigned long now = 5000;
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+	int i;
+
+	setup(&t, 8, 8);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);
+	f = get(&t, 1, now, &created);
+	for (i = 0; i < 4; i++, now += gap) {
+		CHECK_EQ(srff_flow_account(&t, f, 9000, now, rtt_reset), 0);
+		CHECK_EQ(srff_flow_account(&t, f, 3000, now, rtt_reset), 9000);
+	}
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_MSG], 3);
+	f = get(&t, 2, now, &created);
+	for (i = 0; i < 4; i++, now += gap)
+		CHECK_EQ(srff_flow_account(&t, f, 12000, now, reset),
+			 (u64)i * 12000);
+	teardown(&t);
+}
+
+/*
+ * A segment with no data counts its bytes but is no activity: an ACK in the
+ * middle of a gap neither ends it (no message of its own) nor shortens it,
+ * and the next data packet still starts from 0.
+ */
+static void account_quiet(void)
+{
+	const unsigned long reset = 5;
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+
+	setup(&t, 8, 8);
+	CHECK_EQ_INT(srff_table_sizes_alloc(&t), 0);
+	f = get(&t, 1, 100, &created);
+	CHECK_EQ(srff_flow_account(&t, f, 9000, 100, reset), 0);
+	CHECK_EQ(srff_flow_account_quiet(f, 52), 9000);	/* at 103 */
+	CHECK_EQ(f->last_seen, 100);
+	CHECK_EQ(srff_flow_account_quiet(f, 52), 9052);	/* at 200 */
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_MSG], 0);
+	CHECK_EQ(srff_flow_account(&t, f, 3000, 106, reset), 0);
+	CHECK_EQ(hist(&t).reason[SRFF_SIZE_MSG], 1);
+	CHECK_EQ(hist(&t).bytes[srff_sizes_bucket(9104)], 9104);
+	teardown(&t);
+}
+
 /* GC frees flows idle for idle_timeout, to the jiffy, and keeps the rest. */
 static void gc_frees_idle_keeps_busy(void)
 {
@@ -1629,6 +1705,9 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(alloc_failure_gives_slot_back),
 	SRFF_TEST(account_returns_bytes_before),
 	SRFF_TEST(account_idle_reset),
+	SRFF_TEST(idle_reset_rtt),
+	SRFF_TEST(account_idle_reset_rtt),
+	SRFF_TEST(account_quiet),
 	SRFF_TEST(gc_frees_idle_keeps_busy),
 	SRFF_TEST(gc_across_jiffies_wrap),
 	SRFF_TEST(gc_retires_closed_flows),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# keepalive.sh sparse|slowstart: idle reset, on by default (100 ms).
+# keepalive.sh sparse|slowstart|rtt: idle reset, on by default (100 ms).
 #  sparse:    a sparse flow (a health check: 1 kB every 0.25 s on one
 #             kept-alive connection, 40 kB in all, past the 16 KiB first
 #             threshold) keeps the top band: alone, nothing of it leaves in
@@ -13,9 +13,16 @@
 #             still holds unsent data then, so its count is not reset
 #             (srff_flow_account, SRFF_FLOW_PENDING_BIT): it reaches 2 MB,
 #             and no response is recorded in the middle of it.
+#  rtt:       a local TCP flow's idle gap is its path's minimum RTT when
+#             that is shorter than idle_reset_ms (srff_idle_reset_rtt).
+#             Responses of 10 kB, 60 ms apart on one connection, over a 20
+#             ms path: each is recorded as one, and each starts from 0 (all
+#             in band 0 under a 16 kB threshold). The control: the same
+#             responses over a 150 ms path, where the gap is idle_reset_ms
+#             (100 ms) and they add up past 16 kB.
 . "$(dirname "$0")/../lib.sh"
 
-mode=${1:?sparse|slowstart}
+mode=${1:?sparse|slowstart|rtt}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 srff_load idle_timeout_ms=10000
@@ -95,6 +102,32 @@ slowstart)
 		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5001 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
 	log "flow: $(srffctl -j flows port 5001 | jq -c '.[] | {bytes, band, idle_ms}')"
 	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
+	;;
+rtt)
+	sink 5003
+	run srffctl set thresholds 16k,1m || fail "thresholds"
+	msgs() { srffctl -j sizes | jq .msg; }
+	# responses DELAY: 15 x 10 kB, 60 ms apart, over a DELAY path (netem
+	# on the way out: the hook sees each packet before it waits there).
+	responses() {
+		tc -n "$SND" qdisc replace dev veth0 root netem delay "$1" limit 100000 ||
+			fail "netem $1"
+		m=$(msgs) a=$(low_bands)
+		run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5003 15 10000 0.06 ||
+			fail "responses over $1"
+		m=$(( $(msgs) - m )) a=$(( $(low_bands) - a ))
+		log "over $1: $m responses recorded, $a bytes in bands 1 and 2"
+	}
+	responses 20ms
+	# 14 gaps: the 15th response is recorded at the FIN, and the ACKs
+	# after it are no message of their own (srff_flow_account_quiet).
+	check "20 ms path: each gap after a response ends it (14 recorded: $m)" \
+		test "$m" = 14
+	check "  and each starts in band 0: nothing in bands 1 and 2 (+$a bytes)" test "$a" = 0
+	responses 150ms
+	check "150 ms path: the 100 ms idle reset holds, the responses add up past 16 kB (+$a bytes in bands 1 and 2)" \
+		test "$a" -gt 0
+	check "  and fewer are recorded than were sent ($m < 14)" test "$m" -lt 14
 	;;
 esac
 exit $ksft_pass
