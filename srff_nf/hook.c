@@ -285,18 +285,20 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	reset = c->idle_reset;
 	tp = reset ? local_tcp(skb, &pkt) : NULL;
 	if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
-		/* No data (an ACK of a request, a closing FIN): not the
-		 * sender at work, neither the end of an idle gap nor activity.
+		/* No data (an ACK of a request or an upload, a closing FIN):
+		 * the top band, as with no flow, and not the sender at work:
+		 * neither the end of an idle gap nor activity.
 		 */
-		before = srff_flow_account_quiet(f, len);
+		srff_flow_account_quiet(f, len);
+		band = 0;
 	} else {
 		if (tp)
 			reset = srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
 		before = srff_flow_account(&tr->table, f, len, now, reset);
+		band = srff_band(c->thresholds, c->nthresholds, before);
 	}
 	if (tp)
 		srff_flow_note_pending(f, tcp_pending(tp, &pkt));
-	band = srff_band(c->thresholds, c->nthresholds, before);
 	goto mark;
 
 top:

@@ -328,18 +328,18 @@ static inline u64 srff_flow_account(struct srff_table *t,
 }
 
 /*
- * Account a TCP segment with no data to @f: its bytes count, but it is not
- * activity (last_seen stays), so it never ends an idle gap (a server's ACK
- * of the next request, sent before the response, would record an ACK as a
- * message and shorten the gap to the response) and never keeps a flow from
- * going idle (a download's ACKs: freed, they take the top band through the
- * no-flow path). A reset racing it may record its bytes with the message
- * before the gap: header bytes, never lost.
+ * Account a TCP segment with no data to @f (the hook sends it in the top
+ * band): its bytes count, but it is not activity (last_seen stays), so it
+ * never ends an idle gap (a server's ACK of the next request, sent before
+ * the response, would record an ACK as a message and shorten the gap to the
+ * response) and never keeps a flow from going idle (a download's ACKs). A
+ * reset racing it may record its bytes with the message before the gap:
+ * header bytes, never lost.
  */
-static inline u64 srff_flow_account_quiet(struct srff_flow *f,
-					  unsigned int len)
+static inline void srff_flow_account_quiet(struct srff_flow *f,
+					   unsigned int len)
 {
-	return atomic64_fetch_add(len, &f->bytes);
+	atomic64_add(len, &f->bytes);
 }
 
 /*

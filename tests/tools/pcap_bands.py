@@ -95,8 +95,10 @@ def main():
                 wire = tc_bytes - 14 * segs     # what srff counts: L3, per segment
                 if tcp and tcp.flags & dpkt.tcp.TH_SYN and k in sent:
                     sent[k] = 0                 # a reused 4-tuple starts again
-                if tcp and not len(tcp.data) and k not in sent:
-                    band = 0                    # no data, no flow
+                if tcp and not len(tcp.data):
+                    if k in sent:               # counted, in the top band
+                        sent[k] += wire
+                    band = 0                    # no data: the top band
                 else:
                     before = sent.get(k, 0)
                     sent[k] = before + wire
