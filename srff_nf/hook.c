@@ -154,8 +154,10 @@ static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
 	 * not see such a read when it lands on the next object of the slab.
 	 */
 	if (WARN_ON_ONCE(READ_ONCE(sk->sk_prot)->obj_size <
-			 max(offsetofend(struct tcp_sock, write_seq),
-			     offsetofend(struct tcp_sock, rtt_min))))
+			 max3(offsetofend(struct tcp_sock, write_seq),
+			      offsetofend(struct tcp_sock, rtt_min),
+			      max(offsetofend(struct tcp_sock, snd_una),
+				  offsetofend(struct tcp_sock, snd_nxt)))))
 		return NULL;
 #endif
 	return tcp_sk(sk);
@@ -173,6 +175,19 @@ static bool tcp_pending(const struct tcp_sock *tp, const struct srff_pkt *p)
 static u32 tcp_min_rtt_once(const struct tcp_sock *tp)
 {
 	return READ_ONCE(tp->rtt_min.s[0].v);
+}
+
+/*
+ * Whether data the socket sent is still unacknowledged: in flight, or in a
+ * qdisc on this host (TCP Small Queues lets a socket hand it up to
+ * tcp_limit_output_bytes, so an empty socket says nothing about the wire).
+ * The hook runs inside tcp_transmit_skb(), before tcp_event_new_data_sent()
+ * moves snd_nxt past this skb: for new data, snd_nxt is its own start.
+ * A retransmission is always in flight: it never starts a message.
+ */
+static bool tcp_unacked(const struct tcp_sock *tp)
+{
+	return READ_ONCE(tp->snd_una) != READ_ONCE(tp->snd_nxt);
 }
 
 /*
@@ -292,8 +307,13 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		srff_flow_account_quiet(f, len);
 		band = 0;
 	} else {
+		/* Local TCP: a gap ends a message only once everything sent
+		 * was acknowledged (PIAS's rule), and then after one round
+		 * trip if that is shorter than idle_reset.
+		 */
 		if (tp)
-			reset = srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
+			reset = tcp_unacked(tp) ? 0 :
+				srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
 		before = srff_flow_account(&tr->table, f, len, now, reset);
 		band = srff_band(c->thresholds, c->nthresholds, before);
 	}
