@@ -215,7 +215,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	unsigned int band, len;
 	struct srff_flow *f;
 	struct srff_pkt pkt;
-	bool created;
+	bool created, nodata;
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
@@ -255,14 +255,15 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	if (unlikely(c->ntop_ports) && is_top_port(c, &pkt))
 		goto top;
 
+	/* A TCP segment with no data (SYN, SYN-ACK, RST, ACK, bare FIN). */
+	nodata = pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload;
 	f = srff_table_find(&tr->table, &pkt.key);
 	if (!f) {
-		/* A segment with no data yet (SYN, SYN-ACK, RST, pure ACK)
-		 * creates no flow: its band is the top one anyway, and a
-		 * remote peer's spoofed SYNs and stray packets must not fill
-		 * the table.
+		/* A segment with no data yet creates no flow: its band is the
+		 * top one anyway, and a remote peer's spoofed SYNs and stray
+		 * packets must not fill the table.
 		 */
-		if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
+		if (nodata) {
 			stat_inc(nodata_pkts);
 			band = 0;
 			goto mark;
@@ -299,7 +300,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	 */
 	reset = c->idle_reset;
 	tp = reset ? local_tcp(skb, &pkt) : NULL;
-	if (pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload) {
+	if (nodata) {
 		/* No data (an ACK of a request or an upload, a closing FIN):
 		 * the top band, as with no flow, and not the sender at work:
 		 * neither the end of an idle gap nor activity.

@@ -118,7 +118,7 @@ rtt)
 			fail "netem $*"
 		m=$(msgs) a=$(low_bands)
 		run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5003 15 10000 0.06 ||
-			fail "responses over $1"
+			fail "responses over $*"
 		m=$(( $(msgs) - m )) a=$(( $(low_bands) - a ))
 		log "over $*: $m responses recorded, $a bytes in bands 1 and 2"
 	}
