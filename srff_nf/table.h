@@ -68,6 +68,8 @@
 #define SRFF_FLOW_CLOSED_BIT	0	/* TCP FIN or RST seen */
 #define SRFF_FLOW_PENDING_BIT	1	/* local TCP: the latest packet left
 					 * written data unsent in its socket */
+#define SRFF_FLOW_RESTART_BIT	2	/* an idle reset or a SYN restart is
+					 * rewriting the count (bit lock) */
 
 struct srff_flow {
 	struct hlist_node node[2];	/* links in t->tbl, and in t->future
@@ -299,7 +301,29 @@ static inline bool srff_table_pressure(const struct srff_table *t)
  * and every sender writes last_seen before adding (a fully ordered RMW), so
  * a @b read while last_seen still showed the gap includes no packet sent
  * after it: the packets that raced the reset stay counted.
+ *
+ * A reset and a SYN restart (srff_flow_restart) both rewrite the count, and
+ * exclude each other with SRFF_FLOW_RESTART_BIT, taken only when the gap is
+ * seen (once a message), never waited for: a CPU that finds it taken leaves
+ * the rewrite to its holder. Under it, a count below @b means a restart
+ * zeroed it after @b was read: the restart recorded that size, and nothing
+ * is subtracted.
  */
+static inline void srff_flow_reset(struct srff_table *t, struct srff_flow *f,
+				   s64 b, unsigned long last,
+				   unsigned long now)
+{
+	if (test_and_set_bit_lock(SRFF_FLOW_RESTART_BIT, &f->flags))
+		return;		/* a restart, or another CPU's reset */
+	if (cmpxchg(&f->last_seen, last, now) == last &&
+	    atomic64_read(&f->bytes) >= b) {
+		atomic64_sub(b, &f->bytes);
+		if (b > 0)
+			srff_table_size_add(t, b, SRFF_SIZE_MSG);
+	}
+	clear_bit_unlock(SRFF_FLOW_RESTART_BIT, &f->flags);
+}
+
 static inline u64 srff_flow_account(struct srff_table *t,
 				    struct srff_flow *f, unsigned int len,
 				    unsigned long now,
@@ -315,15 +339,10 @@ static inline u64 srff_flow_account(struct srff_table *t,
 	last = READ_ONCE(f->last_seen);
 	SRFF_RACE_WINDOW();	/* where another CPU may account the same flow */
 	if (idle_reset && time_after_eq(now, last + idle_reset) &&
-	    !test_bit(SRFF_FLOW_PENDING_BIT, &f->flags)) {
-		if (cmpxchg(&f->last_seen, last, now) == last) {
-			atomic64_sub(b, &f->bytes);
-			if (b > 0)
-				srff_table_size_add(t, b, SRFF_SIZE_MSG);
-		}
-	} else if (last != now) {
+	    !test_bit(SRFF_FLOW_PENDING_BIT, &f->flags))
+		srff_flow_reset(t, f, b, last, now);
+	else if (last != now)
 		WRITE_ONCE(f->last_seen, now);
-	}
 	return atomic64_fetch_add(len, &f->bytes);
 }
 
@@ -383,19 +402,24 @@ static inline void srff_flow_close(struct srff_flow *f)
 
 /* A SYN on a key the table still holds starts a new connection (a reused
  * 4-tuple): it must not inherit the old one's count or closed flag. The
- * old connection has ended: its size is recorded.
+ * old connection has ended: its size is recorded. If a reset holds
+ * SRFF_FLOW_RESTART_BIT, the count is left to it: it is zeroing what the
+ * old connection sent before the gap the SYN ends.
  */
 static inline void srff_flow_restart(struct srff_table *t,
 				     struct srff_flow *f, unsigned long now)
 {
-	s64 b = atomic64_xchg(&f->bytes, 0);
+	if (!test_and_set_bit_lock(SRFF_FLOW_RESTART_BIT, &f->flags)) {
+		s64 b = atomic64_xchg(&f->bytes, 0);
 
-	if (b > 0)
-		srff_table_size_add(t, b, SRFF_SIZE_FIN);
+		if (b > 0)
+			srff_table_size_add(t, b, SRFF_SIZE_FIN);
+		WRITE_ONCE(f->last_seen, now);
+		clear_bit_unlock(SRFF_FLOW_RESTART_BIT, &f->flags);
+	}
 	if (test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags))
 		clear_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
-	WRITE_ONCE(f->last_seen, now);
 	WRITE_ONCE(f->created, now);
 }
 
-#endif /* _SRFF_TABLE_H */
+#endif

@@ -291,6 +291,21 @@ static inline void clear_bit(long nr, volatile unsigned long *addr)
 			   ~(1UL << (nr % BITS_PER_LONG)), __ATOMIC_RELAXED);
 }
 
+/* Acquire on success, as the kernel's. */
+static inline bool test_and_set_bit_lock(long nr, volatile unsigned long *addr)
+{
+	unsigned long m = 1UL << (nr % BITS_PER_LONG);
+
+	return __atomic_fetch_or(addr + nr / BITS_PER_LONG, m,
+				 __ATOMIC_ACQUIRE) & m;
+}
+
+static inline void clear_bit_unlock(long nr, volatile unsigned long *addr)
+{
+	__atomic_fetch_and(addr + nr / BITS_PER_LONG,
+			   ~(1UL << (nr % BITS_PER_LONG)), __ATOMIC_RELEASE);
+}
+
 static inline bool test_bit(long nr, const volatile unsigned long *addr)
 {
 	return (__atomic_load_n(addr + nr / BITS_PER_LONG, __ATOMIC_RELAXED) >>

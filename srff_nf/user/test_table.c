@@ -1130,6 +1130,66 @@ static void account_idle_reset_interleaved(void)
 }
 
 /*
+ * A SYN restart on another CPU between this CPU's read of the count and its
+ * reset, from a packet that sampled jiffies before the gap ended (so it
+ * writes back the last_seen this CPU read, and the cmpxchg still
+ * succeeds): the reset must not subtract the old count from the restarted
+ * one (it went to -5000 + 700), and the size is recorded once.
+ */
+static void race_restart_cpu(void)
+{
+	srff_flow_restart(race_table, race_flow, 100);
+}
+
+static void restart_races_reset(void)
+{
+	struct srff_table t;
+	struct srff_sizes sz;
+	bool created;
+	u64 before;
+
+	setup(&t, 8, 8);
+	CHECK_EQ(srff_table_sizes_alloc(&t), 0);
+	race_table = &t;
+	race_flow = get(&t, 1, 100, &created);
+	CHECK_EQ(srff_flow_account(&t, race_flow, 5000, 100, HZ), 0);
+	srff_user_race_hook = race_restart_cpu;
+	before = srff_flow_account(&t, race_flow, 700, 100 + 3 * HZ, HZ);
+	CHECK(srff_user_race_hook == NULL);		/* it ran */
+	CHECK_EQ(before, 0);
+	CHECK_EQ(atomic64_read(&race_flow->bytes), 700);
+	srff_table_sizes_read(&t, &sz);
+	CHECK_EQ(sz.reason[SRFF_SIZE_FIN], 1);		/* once, as the FIN's */
+	CHECK_EQ(sz.reason[SRFF_SIZE_MSG], 0);
+	CHECK(!test_bit(SRFF_FLOW_RESTART_BIT, &race_flow->flags));
+	teardown(&t);
+}
+
+/* A restart that finds the bit held (a reset on another CPU) leaves the
+ * count to that reset, and still opens the flow again.
+ */
+static void restart_leaves_count_to_reset(void)
+{
+	struct srff_table t;
+	struct srff_flow *f;
+	bool created;
+
+	setup(&t, 8, 8);
+	f = get(&t, 1, 10, &created);
+	srff_flow_account(&t, f, 5000, 10, 0);
+	srff_flow_close(f);
+	set_bit(SRFF_FLOW_RESTART_BIT, &f->flags);	/* the reset's */
+	srff_flow_restart(&t, f, 20);
+	CHECK_EQ(atomic64_read(&f->bytes), 5000);
+	CHECK(!test_bit(SRFF_FLOW_CLOSED_BIT, &f->flags));
+	CHECK_EQ(f->created, 20);
+	/* And a reset that finds it held leaves the count to its holder. */
+	CHECK_EQ(srff_flow_account(&t, f, 100, 20 + 3 * HZ, HZ), 5000);
+	clear_bit(SRFF_FLOW_RESTART_BIT, &f->flags);
+	teardown(&t);
+}
+
+/*
  * Two threads send on one flow right after each idle gap: every byte sent
  * after the gap must be counted, whichever thread resets. (Resetting with
  * atomic64_set(len) lost the other thread's packet whenever both saw the
@@ -1729,6 +1789,8 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(sizes_allocated_at_first_flow),
 	SRFF_TEST(slots_cap_across_cpus),
 	SRFF_TEST(restart_clears_count_and_closed),
+	SRFF_TEST(restart_races_reset),
+	SRFF_TEST(restart_leaves_count_to_reset),
 	SRFF_TEST(ms_since_is_64bit_and_never_negative),
 	SRFF_TEST(account_idle_reset_interleaved),
 	SRFF_TEST(account_idle_reset_race_loses_nothing),
