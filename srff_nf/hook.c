@@ -219,6 +219,14 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
+	/* Loopback traffic meets no qdisc that orders by priority, and a
+	 * local process could fill the table with it: left alone, before the
+	 * first packet's allocations and any lookup.
+	 */
+	if (unlikely(state->out && state->out->flags & IFF_LOOPBACK)) {
+		stat_inc(loopback_pkts);
+		return NF_ACCEPT;
+	}
 	if (unlikely(!st))
 		srff_resize_kick(tr);	/* the namespace's first packets */
 	srff_test_hook_delay(c, &tr->table);

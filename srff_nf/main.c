@@ -83,6 +83,21 @@ void srff_test_hook_delay(const struct srff_config *c,
 }
 #define unsafe_teardown() READ_ONCE(test_unsafe_teardown)
 
+static unsigned int test_worker_delay_ms;
+module_param(test_worker_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_worker_delay_ms, "TEST BUILD: the GC and resize workers sleep this long before touching their tracker");
+
+/* A worker the packet path queued is still to touch its tracker when a
+ * teardown that does not cancel it frees the tracker.
+ */
+static void test_worker_delay(void)
+{
+	unsigned int ms = READ_ONCE(test_worker_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
 /*
  * The other side of the window: the core's synchronize_rcu() has just
  * let the last packet out of the hook, and unhooking right away usually
@@ -100,6 +115,10 @@ static void test_unhook_delay(void)
 #else
 #define unsafe_teardown() false
 static inline void test_unhook_delay(void)
+{
+}
+
+static inline void test_worker_delay(void)
 {
 }
 #endif
@@ -282,11 +301,13 @@ static void gc_worker(struct work_struct *work)
 {
 	struct srff_tracker *tr = container_of(to_delayed_work(work),
 					       struct srff_tracker, gc_work);
-	struct srff_net *sn = tr->sn;
+	struct srff_net *sn;
 	struct mem_cgroup *memcg;
 	unsigned long idle;
 	u64 t0;
 
+	test_worker_delay();
+	sn = tr->sn;
 	rcu_read_lock();
 	idle = rcu_dereference(sn->config)->idle_timeout;
 	rcu_read_unlock();
@@ -329,6 +350,7 @@ static void resize_worker(struct work_struct *work)
 					       resize_work);
 	struct mem_cgroup *memcg;
 
+	test_worker_delay();
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
 	memcg = set_active_memcg(tr->memcg);
 	srff_stats_alloc(tr);		/* -ENOMEM: the next packet asks */
@@ -404,10 +426,23 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	return tr;
 }
 
+/* Stop @tr's workers and free it. No packet may be in its hook any more
+ * (unhooked, then a grace period): the hook is what queues them. Both
+ * workers are cancelled even if never queued here: a packet that passed
+ * the hook before the grace period may have queued either.
+ */
+static void tracker_destroy(struct srff_tracker *tr)
+{
+	cancel_delayed_work_sync(&tr->gc_work);
+	cancel_work_sync(&tr->resize_work);
+	tracker_free(tr);
+}
+
 /*
  * Enable srff in @sn's namespace, with @c (checked; the configuration about
  * to be published): allocate a tracker, publish it, then hook. Under
- * config_lock, or at namespace init.
+ * config_lock, or at namespace init. -ENOMEM: no memory for the tracker;
+ * any other error is nf_register_net_hooks()'s.
  */
 int srff_tracker_start(struct srff_net *sn, const struct srff_config *c)
 {
@@ -424,13 +459,19 @@ int srff_tracker_start(struct srff_net *sn, const struct srff_config *c)
 	if (err) {
 		RCU_INIT_POINTER(sn->tracker, NULL);
 		/* nf_register_net_hooks() may have registered the IPv4 hook
-		 * and unregistered it again when IPv6 failed; a packet may
-		 * still be in it, and unregistering does not wait (it frees
-		 * the old hook array with call_rcu). Netlink readers may
-		 * hold @tr too. Wait for both before freeing.
+		 * and unregistered it again when IPv6 failed (net/netfilter/
+		 * core.c: -E2BIG past MAX_HOOK_COUNT, or -ENOMEM); unregistering
+		 * does not wait (the old hook array goes to call_rcu). A packet
+		 * that passed in between may still be in the hook, and may have
+		 * queued the resize work (the namespace's first packet) or the
+		 * GC (a full host pool). Netlink readers may hold @tr too. Wait
+		 * for all of them before freeing.
 		 */
 		synchronize_net();
-		tracker_free(tr);
+		if (!unsafe_teardown())
+			tracker_destroy(tr);
+		else
+			tracker_free(tr);
 		return err;
 	}
 	queue_delayed_work(system_power_efficient_wq, &tr->gc_work,
@@ -456,9 +497,7 @@ void srff_tracker_stop(struct srff_net *sn)
 	nf_unregister_net_hooks(sn->net, tr->ops, ARRAY_SIZE(tr->ops));
 	if (!unsafe_teardown())
 		synchronize_net();
-	cancel_delayed_work_sync(&tr->gc_work);
-	cancel_work_sync(&tr->resize_work);
-	tracker_free(tr);
+	tracker_destroy(tr);
 }
 
 static int __net_init srff_net_init(struct net *net)
@@ -482,9 +521,19 @@ static int __net_init srff_net_init(struct net *net)
 	RCU_INIT_POINTER(sn->config, c);
 	if (c->enabled) {
 		err = srff_tracker_start(sn, c);
-		if (err) {
+		if (err == -ENOMEM) {
 			kfree(c);
 			return err;
+		}
+		if (err) {
+			/* A namespace that existed before the module was loaded
+			 * (netns=all) and cannot take our hooks (-E2BIG: its
+			 * root filled postrouting): srff stays off there rather
+			 * than refusing the load on every namespace's behalf.
+			 */
+			pr_notice_ratelimited("srff: not enabled in namespace %u: cannot register hooks (%d)\n",
+					      net->ns.inum, err);
+			c->enabled = false;
 		}
 	}
 	return 0;
@@ -526,9 +575,7 @@ static void __net_exit srff_net_exit(struct net *net)
 			test_unhook_delay();
 			nf_unregister_net_hooks(net, tr->ops, ARRAY_SIZE(tr->ops));
 		}
-		cancel_delayed_work_sync(&tr->gc_work);
-		cancel_work_sync(&tr->resize_work);
-		tracker_free(tr);
+		tracker_destroy(tr);
 	}
 	kfree(rcu_dereference_protected(sn->config, true));
 }

@@ -170,13 +170,19 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    put_u64(skb, SRFF_STATS_A_NODATA_PKTS, s->nodata_pkts, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_ENCAP_PKTS, s->encap_pkts, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_GC_EARLY, st->gc_early, SRFF_STATS_A_PAD) ||
-	    nla_put_u32(skb, SRFF_STATS_A_FLOWS_HOST, st->flows_host) ||
-	    nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host) ||
 	    put_u64(skb, SRFF_STATS_A_AUTO_FLOWS, st->auto_flows, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_AUTO_CHANGES, st->auto_changes, SRFF_STATS_A_PAD) ||
 	    nla_put_u32(skb, SRFF_STATS_A_BUCKETS, st->buckets) ||
 	    put_u64(skb, SRFF_STATS_A_GROWN, st->grown, SRFF_STATS_A_PAD) ||
-	    put_u64(skb, SRFF_STATS_A_SHRUNK, st->shrunk, SRFF_STATS_A_PAD))
+	    put_u64(skb, SRFF_STATS_A_SHRUNK, st->shrunk, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_LOOPBACK_PKTS, s->loopback_pkts, SRFF_STATS_A_PAD))
+		return -EMSGSIZE;
+	/* The host-wide count moves with every other tenant's flows: only
+	 * the initial namespace's replies carry it.
+	 */
+	if (st->host &&
+	    (nla_put_u32(skb, SRFF_STATS_A_FLOWS_HOST, st->flows_host) ||
+	     nla_put_u32(skb, SRFF_STATS_A_MAX_FLOWS_HOST, st->max_flows_host)))
 		return -EMSGSIZE;
 
 	bands = nla_nest_start(skb, SRFF_STATS_A_BANDS);
@@ -242,6 +248,7 @@ static int fill_stats_reply(struct sk_buff *msg, struct srff_net *sn)
 	nbands = rcu_dereference(sn->config)->nthresholds + 1;
 	srff_stats_read(rcu_dereference(sn->tracker), &st);
 	rcu_read_unlock();
+	st.host = net_eq(sn->net, &init_net);
 	return fill_stats(msg, &st, nbands);
 }
 
@@ -472,10 +479,16 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	 */
 	if (c->enabled && !old->enabled) {
 		err = srff_tracker_start(sn, c);
-		if (err) {
+		if (err == -ENOMEM) {
 			NL_SET_ERR_MSG(info->extack, "no memory for the flow table");
 			goto out_free;
 		}
+		if (err == -E2BIG)
+			NL_SET_ERR_MSG(info->extack, "cannot hook: too many netfilter hooks at postrouting in this namespace");
+		else if (err)
+			NL_SET_ERR_MSG(info->extack, "cannot register the netfilter hooks");
+		if (err)
+			goto out_free;
 	}
 	disable = !c->enabled && old->enabled;
 	new_gc_interval = c->gc_interval_ms != old->gc_interval_ms;

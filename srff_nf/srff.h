@@ -60,6 +60,7 @@ struct srff_pcpu_stats {
 	u64 top_port_pkts;
 	u64 nodata_pkts;	/* TCP segments with no data, no flow: top band */
 	u64 encap_pkts;		/* passes another pass classifies (hook.c) */
+	u64 loopback_pkts;	/* sent through a loopback device */
 };
 
 #define SRFF_STATS_WORDS	(sizeof(struct srff_pcpu_stats) / sizeof(u64))
@@ -127,6 +128,7 @@ struct srff_stats {
 	u64 gc_last_us;
 	u32 gc_last_chain;
 	u64 evicted;
+	bool host;		/* the initial namespace's: the two below */
 	u32 flows_host;		/* every namespace together */
 	u32 max_flows_host;
 	u64 auto_flows;

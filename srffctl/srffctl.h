@@ -101,6 +101,7 @@ void config_print(const struct config *c, bool exact);
 /* ---- stats_print.c ---- */
 struct stats {
 	uint64_t v[SRFF_STATS_A_MAX + 1];	/* counters, by attribute */
+	bool have_host;		/* flows_host sent (the initial namespace) */
 	uint64_t band_pkts[SRFF_MAX_BANDS], band_bytes[SRFF_MAX_BANDS];
 	unsigned int nbands;
 };

@@ -42,6 +42,7 @@ static int stats_cb(struct nlattr **tb, void *arg)
 			continue;
 		s->v[i] = nla_len(r->tb[i]) >= 8 ? nla_get_u64(r->tb[i]) : nla_get_u32(r->tb[i]);
 	}
+	s->have_host = r->tb[SRFF_STATS_A_FLOWS_HOST] != NULL;
 	if (!r->tb[SRFF_STATS_A_BANDS])
 		return 0;
 	nla_for_each_nested(band, r->tb[SRFF_STATS_A_BANDS], rem) {

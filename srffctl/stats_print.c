@@ -51,8 +51,12 @@ void stats_print(const struct stats *s, const struct config *c)
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "flows", "flows %" PRIu64, v[SRFF_STATS_A_FLOWS]);
 	print_uint(PRINT_ANY, "max_flows", " of max %" PRIu64, v[SRFF_STATS_A_MAX_FLOWS]);
-	print_uint(PRINT_ANY, "flows_host", "  host %" PRIu64, v[SRFF_STATS_A_FLOWS_HOST]);
-	print_uint(PRINT_ANY, "max_flows_host", " of max %" PRIu64 "\n", v[SRFF_STATS_A_MAX_FLOWS_HOST]);
+	/* The host's figures: in the initial namespace only. */
+	if (s->have_host) {
+		print_uint(PRINT_ANY, "flows_host", "  host %" PRIu64, v[SRFF_STATS_A_FLOWS_HOST]);
+		print_uint(PRINT_ANY, "max_flows_host", " of max %" PRIu64, v[SRFF_STATS_A_MAX_FLOWS_HOST]);
+	}
+	print_text("\n");
 	print_uint(PRINT_ANY, "created", "  created %" PRIu64, v[SRFF_STATS_A_CREATED]);
 	print_uint(PRINT_ANY, "gc_freed", "  freed idle %" PRIu64, v[SRFF_STATS_A_GC_FREED]);
 	print_uint(PRINT_ANY, "fin_retired", "  retired after FIN/RST %" PRIu64, v[SRFF_STATS_A_FIN_RETIRED]);
@@ -65,7 +69,8 @@ void stats_print(const struct stats *s, const struct config *c)
 	print_uint(PRINT_ANY, "ignored_pkts", "  ignored by policy %" PRIu64, v[SRFF_STATS_A_IGNORED_PKTS]);
 	print_uint(PRINT_ANY, "top_port_pkts", "  top band by port %" PRIu64 "\n", v[SRFF_STATS_A_TOP_PORT_PKTS]);
 	print_uint(PRINT_ANY, "nodata_pkts", "packets without data, no flow %" PRIu64, v[SRFF_STATS_A_NODATA_PKTS]);
-	print_uint(PRINT_ANY, "encap_pkts", "  left to another pass (tunnel, VRF) %" PRIu64 "\n", v[SRFF_STATS_A_ENCAP_PKTS]);
+	print_uint(PRINT_ANY, "encap_pkts", "  left to another pass (tunnel, VRF) %" PRIu64, v[SRFF_STATS_A_ENCAP_PKTS]);
+	print_uint(PRINT_ANY, "loopback_pkts", "  loopback %" PRIu64 "\n", v[SRFF_STATS_A_LOOPBACK_PKTS]);
 	print_uint(PRINT_ANY, "gc_runs", "gc runs %" PRIu64, v[SRFF_STATS_A_GC_RUNS]);
 	print_uint(PRINT_ANY, "gc_early", " (early %" PRIu64 ")", v[SRFF_STATS_A_GC_EARLY]);
 	print_uint(PRINT_ANY, "gc_last_us", "  last sweep %" PRIu64 " us", v[SRFF_STATS_A_GC_LAST_US]);

@@ -18,7 +18,7 @@ SHOW_KEYS = ["thresholds", "priorities", "classid", "classid_major", "idle_timeo
 STATS_KEYS = ["flows", "max_flows", "flows_host", "max_flows_host", "created", "gc_freed",
               "fin_retired", "flushed", "evicted", "table_full", "alloc_failed",
               "untracked_pkts", "untracked_bytes", "ignored_pkts", "top_port_pkts",
-              "nodata_pkts", "encap_pkts", "gc_runs", "gc_early", "gc_last_us",
+              "nodata_pkts", "encap_pkts", "loopback_pkts", "gc_runs", "gc_early", "gc_last_us",
               "gc_last_chain", "auto_flows", "auto_changes", "buckets", "grown", "shrunk",
               "bands"]
 
@@ -53,6 +53,7 @@ elif mode == "show-busy":
     assert d["auto_thresholds"] is False and d["enabled"] is False
 elif mode in ("stats", "stats-classid"):
     assert list(d) == STATS_KEYS, list(d)
+    assert d["loopback_pkts"] == 9
     assert d["flows"] == 12 and d["untracked_bytes"] == 2**64 - 1 and d["gc_last_us"] == 1250
     for b in d["bands"]:
         assert list(b) == ["band", "priority", "from", "to", "pkts", "bytes"], list(b)

@@ -723,7 +723,7 @@ static void auto_round_trip(void)
 /* Counters as the kernel might report them: 3 bands. */
 static struct stats counters(void)
 {
-	struct stats s = { .nbands = 3 };
+	struct stats s = { .nbands = 3, .have_host = true };
 
 	s.v[SRFF_STATS_A_FLOWS] = 12;
 	s.v[SRFF_STATS_A_MAX_FLOWS] = 131072;
@@ -736,6 +736,7 @@ static struct stats counters(void)
 	s.v[SRFF_STATS_A_GC_LAST_US] = 1250;
 	s.v[SRFF_STATS_A_UNTRACKED_BYTES] = UINT64_MAX;
 	s.v[SRFF_STATS_A_AUTO_CHANGES] = 3;
+	s.v[SRFF_STATS_A_LOOPBACK_PKTS] = 9;
 	for (unsigned int i = 0; i < 3; i++) {
 		s.band_pkts[i] = 100 * (i + 1);
 		s.band_bytes[i] = 100000 * (i + 1);
@@ -807,6 +808,12 @@ static void stats_output(void)
 	CHECK(strstr(text, "\n1     0         16Kb       128Kb                 200             200000\n") != NULL);
 	CHECK(strstr(text, "\n2     2         128Kb      -                     300             300000\n") != NULL);
 	CHECK(strstr(text, "flows 12 of max 131072  host 40 of max 524288\n") != NULL);
+	CHECK(strstr(text, "  loopback 9\n") != NULL);
+	/* Another namespace's reply has no host figures. */
+	s.have_host = false;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "flows 12 of max 131072\n") != NULL && !strstr(text, "host"));
+	s.have_host = true;
 	c.classid_major = 0x10;
 	stats_text(&s, &c, text, sizeof(text));
 	CHECK(strstr(text, "\n2     10:3      128Kb      -") != NULL);

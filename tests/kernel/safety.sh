@@ -3,11 +3,11 @@
 #
 # safety.sh MODE: what a hostile or unusual neighbour can make srff do.
 #
-#  userns      nobody's own user + network namespace (U1, U2), flooding its
-#              loopback:
+#  userns      nobody's own user + network namespace (U1, U2), flooding a
+#              dummy device of its own (loopback traffic srff leaves alone):
 #                 [init_net: srff max_flows=2000 max_flows_total=3000]
-#                 U1 (uid 65534) lo  <- 1-byte UDP to thousands of ports
-#                 U2 (uid 65534) lo  <- the same, at the same time
+#                 U1 (uid 65534) d0 -> 1-byte UDP to thousands of ports
+#                 U2 (uid 65534) d0 -> the same, at the same time
 #              (a) set max-flows above the host's max_flows, or gc-interval
 #              below its gc_interval_ms, is refused with the kernel's message
 #              and changes nothing; lowering works; (b) U1's flows never
@@ -64,6 +64,24 @@
 #              it in the debug kernel either (the read lands on memory that
 #              KASAN holds valid, as another object of the raw socket slab).
 #
+#  loopback    X [srff]: 1000 UDP datagrams to 127.0.0.1 and 1000 to ::1,
+#              each to a port of its own (as a local user could send): no
+#              flow, nothing in any band, loopback_pkts counts them; the
+#              same through X's dummy device d0 are 1000 flows.
+#
+#  enable_fail X [srff netns=ask, off in X], 1024 nftables base chains at
+#              ip6 postrouting in X (the most a hook can have): `set enabled
+#              on` is refused with the cause ("too many netfilter hooks")
+#              and changes nothing, again and again while X floods IPv4
+#              through d0 from both CPUs, until the IPv4 hook that
+#              nf_register_net_hooks() registers before the IPv6 one fails
+#              has met packets (srff_flow_create traced in X) in at least
+#              3 refusals: those packets queued the resize worker, which the
+#              refusal must cancel before freeing (the debug kernel's uaf
+#              canary, kind enable, shows KASAN catching the old order).
+#              Then a namespace created with 1024 such chains before a
+#              netns=all load keeps srff off and the load succeeds.
+#
 #  smaller     (a) insmod with hash_buckets above 16777216 fails ("bad module
 #              parameter"); (b) idle-reset >= idle-timeout is refused;
 #              (c) TSO on: srff's bytes == prio's bytes - 14 per segment;
@@ -78,6 +96,16 @@ log() { printf '# [%ss] %s\n' "$SECONDS" "$*"; }
 [ -x "$SRFFCTL" ] || fail "srffctl not built"
 WORK=$(mktemp -d)
 trap 'default_cleanup; rm -rf "$WORK"' EXIT
+
+# A dummy device to flood through (a loopback one srff leaves alone): the
+# packets pass POST_ROUTING on d0 and are dropped there, no ARP needed.
+FLOOD_NET=10.88.0
+FLOOD_DST=$FLOOD_NET.2
+flood_dev() {	# flood_dev NS
+	ip -n "$1" link add d0 type dummy || fail "dummy in $1"
+	ip -n "$1" addr add $FLOOD_NET.1/24 dev d0
+	ip -n "$1" link set d0 up
+}
 
 # jq_check WHAT JSON FILTER: the filter must print true.
 jq_check() { check "$1" test "$(jq -r "$3" <<<"$2")" = true; }
@@ -163,8 +191,12 @@ userns)
 	uns_start U1
 	uns_start U2
 	check "U1 runs as nobody on the host" test "$(command stat -c %u /proc/$U1)" = 65534
-	uns "$U1" ip link set lo up || fail "lo up in U1"
-	uns "$U2" ip link set lo up || fail "lo up in U2"
+	for u in "$U1" "$U2"; do
+		uns "$u" ip link set lo up || fail "lo up in $u"
+		uns "$u" ip link add d0 type dummy || fail "dummy in $u"
+		uns "$u" ip addr add $FLOOD_NET.1/24 dev d0 || fail "address in $u"
+		uns "$u" ip link set d0 up || fail "d0 up in $u"
+	done
 
 	log "(a) limits"
 	before=$(uns "$U1" "$SRFFCTL" -j show) || fail "show in U1"
@@ -189,7 +221,7 @@ userns)
 	expect_rc 0 "U1: gc-interval 5s (above the host's) works" uns "$U1" "$SRFFCTL" set gc-interval 5s
 	check "host's namespace untouched" test "$("$SRFFCTL" -j show | jq .max_flows)" = 2000
 
-	log "(b) U1 floods its loopback: 5000 flows against its cap of 1000"
+	log "(b) U1 floods its dummy device: 5000 flows against its cap of 1000"
 	stop=$WORK/stop1
 	$SAFETY watch /proc/$U1/ns/net --stop "$stop" --ready "$WORK/w1" > "$WORK/watch1" & wpid=$!
 	BG_PIDS+=($wpid)
@@ -197,7 +229,7 @@ userns)
 	# (the senders' time limits stretch as every wait does: under the debug
 	# kernel beside another guest, 30 s sent 3584 of 5000)
 	secs=$((30 * ${SRFF_TIMEOUT_SCALE:-1}))
-	n=$(uns "$U1" $SAFETY udp-flood 127.0.0.1 5000 --seconds $secs) || fail "flood in U1"
+	n=$(uns "$U1" $SAFETY udp-flood $FLOOD_DST 5000 --seconds $secs) || fail "flood in U1"
 	touch "$stop"; wait "$wpid"
 	w=$(cat "$WORK/watch1"); log "sent $n; watch: $w"
 	st=$(uns "$U1" "$SRFFCTL" -j stats); log "U1: $(jq -c 'del(.bands)' <<<"$st")"
@@ -217,8 +249,8 @@ userns)
 	$SAFETY watch /proc/$U1/ns/net /proc/$U2/ns/net --stop "$stop" --ready "$WORK/w2" > "$WORK/watch2" & wpid=$!
 	BG_PIDS+=($wpid)
 	wait_for 30 test -e "$WORK/w2" || fail "watch did not start"
-	uns "$U1" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds $secs > "$WORK/n1" & p1=$!
-	uns "$U2" $SAFETY udp-flood 127.0.0.1 8000 --base-port 20000 --seconds $secs > "$WORK/n2" & p2=$!
+	uns "$U1" $SAFETY udp-flood $FLOOD_DST 8000 --base-port 20000 --seconds $secs > "$WORK/n1" & p1=$!
+	uns "$U2" $SAFETY udp-flood $FLOOD_DST 8000 --base-port 20000 --seconds $secs > "$WORK/n2" & p2=$!
 	wait "$p1" || fail "flood in U1"
 	wait "$p2" || fail "flood in U2"
 	touch "$stop"; wait "$wpid"
@@ -227,7 +259,10 @@ userns)
 	log "U1: $(jq -c 'del(.bands)' <<<"$s1")"
 	log "U2: $(jq -c 'del(.bands)' <<<"$s2")"
 	log "srff_flow slab: $(grep '^srff_flow ' /proc/slabinfo); cpu_slabs $(cat /sys/kernel/slab/srff_flow/cpu_slabs 2>/dev/null)"
-	soft_check "the host-wide cap is 3000" test "$(jq .max_flows_host <<<"$s1")" = 3000
+	h=$("$SRFFCTL" -j stats)
+	soft_check "the host-wide cap is 3000" test "$(jq .max_flows_host <<<"$h")" = 3000
+	soft_check "  and the tenants do not see the host's figures" \
+		test "$(jq -s 'map(has("flows_host") or has("max_flows_host")) | any' <<<"$s1 $s2")" = false
 	soft_jq_check "flows_host never exceeded 3000 ($(jq .flows_host_max <<<"$w") at most, $(jq .samples <<<"$w") samples)" \
 		"$w" '.flows_host_max <= 3000 and .samples >= 3'
 	soft_check "  and reached it: the two floods wanted 4000 ($(jq .flows_host_max <<<"$w"))" \
@@ -264,7 +299,7 @@ userns)
 		c=$(cut -d' ' -f1 /sys/kernel/slab/srff_flow/cpu_slabs)
 		[ $((a - c * per)) -le "$("$SRFFCTL" -j stats | jq .flows_host)" ]
 	}
-	soft_check "once RCU has caught up, no object beyond the flows (<= $(jq .flows_host <<<"$s1"))" wait_for 10 settled
+	soft_check "once RCU has caught up, no object beyond the flows (<= $(jq .flows_host <<<"$h"))" wait_for 10 settled
 	end_soft
 	;;
 
@@ -658,6 +693,111 @@ ctlsock)
 	check "  the flows its data made: created $(stat created) = $n" test "$(stat created)" = "$n"
 	;;
 
+loopback)
+	srff_load
+	setup_ns X
+	SRFF_NS=$X
+	flood_dev "$X"
+	s0=$(stat loopback_pkts) c0=$(stat created)
+	n4=$(ip netns exec "$X" $SAFETY udp-flood 127.0.0.1 1000 --base-port 20000) || fail "flood 127.0.0.1"
+	n6=$(ip netns exec "$X" $SAFETY udp-flood ::1 1000 --base-port 20000) || fail "flood ::1"
+	st=$(srffctl -j stats); log "$(jq -c 'del(.bands)' <<<"$st")"
+	check "sent $n4 + $n6 datagrams over lo" test "$((n4 + n6))" = 2000
+	# (d0's own IPv6 router solicitation or MLD report may be a flow)
+	check "  no flow created ($(jq .created <<<"$st") in all)" test "$(jq .created <<<"$st")" = "$c0"
+	check "  no flow to dump but d0's ($(srffctl -j flows | jq -c '[.[].daddr]'))" \
+		test "$(srffctl -j flows | jq '[.[] | select(.daddr | test("^(127[.]|::1$)"))] | length')" = 0
+	# Each datagram, and the port-unreachable error it draws, leave through lo.
+	check "  loopback_pkts counts them: +$(( $(jq .loopback_pkts <<<"$st") - s0 )) >= 2000" \
+		test $(( $(jq .loopback_pkts <<<"$st") - s0 )) -ge 2000
+	n=$(ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 1000 --base-port 20000) || fail "flood d0"
+	c1=$(stat created)
+	check "the same $n through d0 are $((c1 - c0)) flows" test $((c1 - c0)) -ge 1000
+	;;
+
+enable_fail)
+	TR=/sys/kernel/tracing
+	[ -e $TR/trace ] || mount -t tracefs nodev $TR 2>/dev/null || skip "no tracefs here"
+	# nftables_fill NS: base chains at ip6 postrouting until the kernel
+	# refuses one (MAX_HOOK_COUNT, 1024, counts every hook there): 1000 in
+	# one transaction, then one at a time.
+	nftables_fill() {
+		{
+			echo "add table ip6 fill"
+			for i in $(seq 1 1000); do
+				echo "add chain ip6 fill c$i { type filter hook postrouting priority $i; }"
+			done
+		} >"$WORK/fill.nft"
+		ip netns exec "$1" nft -f "$WORK/fill.nft" || fail "1000 base chains in $1"
+		local i=1000
+		while [ "$i" -lt 1100 ] &&
+		      ip netns exec "$1" nft add chain ip6 fill c$((i + 1)) \
+			"{ type filter hook postrouting priority $((i + 1)); }" 2>/dev/null; do
+			i=$((i + 1))
+		done
+		log "$i base chains at ip6 postrouting in $1: the kernel refused one more"
+		[ "$i" -lt 1100 ] || fail "the kernel took 1100 hooks at ip6 postrouting"
+	}
+	srff_load netns=ask
+	setup_ns X
+	SRFF_NS=$X
+	flood_dev "$X"
+	nftables_fill "$X"
+	before=$(srffctl -j show)
+	expect_rc 1 "set enabled on refused" srffctl set enabled on
+	check "  with the cause" grep -q "too many netfilter hooks at postrouting" <<<"$LAST_OUT"
+	check "  configuration unchanged (off)" test "$(srffctl -j show)" = "$before"
+
+	ino=$(command stat -L -c %i "/run/netns/$X")
+	I=$TR/instances/srff-test-$$
+	rc0=$(cat $TR/options/record-cmd)
+	echo 0 >$TR/options/record-cmd || fail "record-cmd off"
+	mkdir "$I" || fail "trace instance"
+	echo "$rc0" >$TR/options/record-cmd
+	trap 'default_cleanup; rmdir "$I" 2>/dev/null; rm -rf "$WORK"' EXIT
+	echo "netns == $ino" >"$I/events/srff/srff_flow_create/filter" || fail "event filter"
+	echo 1 >"$I/events/srff/srff_flow_create/enable" || fail "enable srff_flow_create"
+	for cpu in $(seq 0 $(( $(nproc) - 1 ))); do
+		taskset -c "$cpu" ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 100000000 --seconds 600 \
+			>/dev/null & BG_PIDS+=($!)
+	done
+	wait_for 60 sh -c "[ \$(ip -n $X -j -s link show d0 | jq '.[0].stats64.tx.packets') -gt 2000 ]" ||
+		fail "the flood did not start"
+	# Refusals in batches of 20 until 3 met packets (or 60 s): a refusal
+	# met packets if it traced a flow of X's (each datagram a port of its
+	# own, so a flow each).
+	hits=0 tries=0 bad=0 prev=0 deadline=$(( SECONDS + 60 * ${SRFF_TIMEOUT_SCALE:-1} ))
+	while [ "$hits" -lt 3 ] && [ "$SECONDS" -lt "$deadline" ]; do
+		for i in $(seq 20); do
+			ip netns exec "$X" "$SRFFCTL" set enabled on 2>/dev/null && bad=$((bad + 1))
+			tries=$((tries + 1))
+			n=$(grep -c "srff_flow_create" "$I/trace")
+			[ "$n" -gt "$prev" ] && hits=$((hits + 1))
+			prev=$n
+		done
+	done
+	kill_bg
+	log "$tries refusals, $hits met packets ($prev flows traced in X)"
+	check "every enable was refused ($bad accepted)" test "$bad" = 0
+	check "  srff still off in X" test "$(srffctl -j show | jq .enabled)" = false
+	check "the IPv4 hook met packets in $hits refusals (>= 3)" test "$hits" -ge 3
+	check "  and stats read nothing of them (off)" test "$(stat created)" = 0
+	ip netns exec "$X" nft delete table ip6 fill || fail "delete the chains"
+	run srffctl set enabled on || fail "set enabled on once there is room"
+	check "  then on" test "$(srffctl -j show | jq .enabled)" = true
+	n=$(ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 100 --base-port 40000) || fail "flood"
+	check "  and tracking ($(stat created) flows)" test "$(stat created)" = 100
+
+	log "netns=all at load: a namespace that cannot take the hooks stays off"
+	srff_unload || fail "rmmod"
+	nftables_fill "$X"
+	srff_load netns=all
+	check "the load succeeded" grep -q '^srff ' /proc/modules
+	check "  srff off in X" test "$(srffctl -j show | jq .enabled)" = false
+	check "  on in the initial namespace" test "$("$SRFFCTL" -j show | jq .enabled)" = true
+	check "  the kernel said why" sh -c "dmesg | grep -q 'srff: not enabled in namespace $ino'"
+	;;
+
 smaller)
 	log "(a) hash_buckets"
 	nbad() { dmesg | grep -c 'srff: bad module parameter'; }
@@ -715,9 +855,10 @@ smaller)
 	check "hash_buckets=16777216 (the maximum) loads" grep -q '^srff ' /proc/modules
 	setup_ns X
 	SRFF_NS=$X
-	n=$(ip netns exec "$X" $SAFETY udp-flood 127.0.0.1 15000 --base-port 20000) || fail "flows"
+	flood_dev "$X"
+	n=$(ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 15000 --base-port 20000) || fail "flows"
 	f0=$(stat flows)
-	log "$n datagrams sent over lo"
+	log "$n datagrams sent over d0"
 	check "$f0 flows to flush" test "$f0" -ge 15000
 	# A watcher asks, over and over, X's stats and X's and the initial
 	# namespace's configuration: a reply showing X half flushed can only

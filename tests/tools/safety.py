@@ -85,7 +85,8 @@ def udp_flood(a):
     for i in range(a.count):
         if (i & 255) == 0 and time.monotonic() > end:
             break
-        s.sendto(b"f", (a.host, a.base_port + i))
+        # ports wrap past 65535 (a flood longer than the port range)
+        s.sendto(b"f", (a.host, a.base_port + i % (65536 - a.base_port)))
         n += 1
     print(n)
 
@@ -404,24 +405,28 @@ def get_stats(genl, g, fam):
 
 
 def watch(a):
+    """Each namespace's flows, and the host's (the initial namespace's
+    replies carry them: this runs there)."""
     import json
     genl, socks = genl_in(a.netns)
+    hg = genl.Genl()
+    hfam = hg.family("srff")
     res = {"samples": 0, "ns": [{"path": p, "flows_max": 0, "cap": 0} for p, _, _ in socks],
            "flows_host_max": 0, "max_flows_host": 0, "slab_active_max": 0,
            "slab_cpu_cached_max": 0, "slab_excess_max": 0}
     end = time.monotonic() + a.seconds
     while not os.path.exists(a.stop) and time.monotonic() < end:
-        host = 0
         for i, (p, g, fam) in enumerate(socks):
             st = get_stats(genl, g, fam)
             r = res["ns"][i]
             r["flows_max"] = max(r["flows_max"], st["SRFF_STATS_A_FLOWS"])
             r["cap"] = st["SRFF_STATS_A_MAX_FLOWS"]
             r["over"] = r.get("over", 0) + (st["SRFF_STATS_A_FLOWS"] > r["cap"])
-            host = max(host, st["SRFF_STATS_A_FLOWS_HOST"])
-            res["max_flows_host"] = st["SRFF_STATS_A_MAX_FLOWS_HOST"]
-            res["host_over"] = res.get("host_over", 0) + (
-                st["SRFF_STATS_A_FLOWS_HOST"] > res["max_flows_host"])
+            r["host_shown"] = r.get("host_shown", 0) + ("SRFF_STATS_A_FLOWS_HOST" in st)
+        st = get_stats(genl, hg, hfam)
+        host = st["SRFF_STATS_A_FLOWS_HOST"]
+        res["max_flows_host"] = st["SRFF_STATS_A_MAX_FLOWS_HOST"]
+        res["host_over"] = res.get("host_over", 0) + (host > res["max_flows_host"])
         res["flows_host_max"] = max(res["flows_host_max"], host)
         active, per, cpu = slab()
         if active is not None:

@@ -149,14 +149,17 @@ enum srff_stats_attr {
 	SRFF_STATS_A_ENCAP_PKTS,	/* u64: passes left to another pass of
 					 * the same packet (tunnel, VRF) */
 	SRFF_STATS_A_GC_EARLY,		/* u64: sweeps started early (filling) */
-	SRFF_STATS_A_FLOWS_HOST,	/* u32: flows of every namespace */
-	SRFF_STATS_A_MAX_FLOWS_HOST,	/* u32: the host-wide cap */
+	SRFF_STATS_A_FLOWS_HOST,	/* u32: flows of every namespace (the
+					 * initial namespace's replies only) */
+	SRFF_STATS_A_MAX_FLOWS_HOST,	/* u32: the host-wide cap (likewise) */
 	SRFF_STATS_A_AUTO_FLOWS,	/* u64: flows in the recent (decayed)
 					 * histogram automatic thresholds use */
 	SRFF_STATS_A_AUTO_CHANGES,	/* u64: times they installed new ones */
 	SRFF_STATS_A_BUCKETS,		/* u32: the flow table's hash buckets now */
 	SRFF_STATS_A_GROWN,		/* u64: times the table grew */
 	SRFF_STATS_A_SHRUNK,		/* u64: times it shrank */
+	SRFF_STATS_A_LOOPBACK_PKTS,	/* u64: sent through a loopback device:
+					 * left alone, before any lookup */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
