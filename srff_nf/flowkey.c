@@ -70,6 +70,27 @@ static void parse_transport(const struct sk_buff *skb, unsigned int nhoff,
 		set_lengths(skb, nhoff, thoff, sizeof(*uh), pkt);
 		return;
 	}
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP: {
+		/* Both start with the ports, as TCP and UDP do, in a common
+		 * header of 12 bytes at least (RFC 9260 3.1; RFC 4340 5.1,
+		 * whose data offset counts 4-byte words).
+		 */
+		struct { __be16 source, dest; u8 dccp_doff, rest[7]; } _ph;
+		const typeof(_ph) *ph;
+		unsigned int hl = sizeof(_ph);
+
+		ph = skb_header_pointer(skb, thoff, sizeof(_ph), &_ph);
+		if (!ph)
+			return;
+		pkt->key.sport = ph->source;
+		pkt->key.dport = ph->dest;
+		pkt->has_ports = true;
+		if (pkt->key.proto == IPPROTO_DCCP && ph->dccp_doff * 4 > hl)
+			hl = ph->dccp_doff * 4;
+		set_lengths(skb, nhoff, thoff, hl, pkt);
+		return;
+	}
 	}
 }
 

@@ -4,8 +4,8 @@
  *
  * A key is (family, L4 protocol, source address, destination address,
  * source port, destination port) exactly as the packet carries them when it
- * leaves POST_ROUTING (after SNAT). Ports are read for TCP, UDP and
- * UDP-Lite. Every other protocol (ICMP, ESP, SCTP, ...), every IP fragment
+ * leaves POST_ROUTING (after SNAT). Ports are read for TCP, UDP, UDP-Lite,
+ * SCTP and DCCP. Every other protocol (ICMP, ESP, GRE, ...), every IP fragment
  * (but not an IPv6 atomic fragment, RFC 6946), every packet whose transport
  * header is truncated or lies past SRFF_MAX_IPV6_EXTHDRS extension headers
  * is keyed with ports 0: one flow per address pair and protocol. Fragments are keyed that way
@@ -46,11 +46,11 @@ struct srff_key {
 /* What the packet path needs from one packet besides its key. */
 struct srff_pkt {
 	struct srff_key key;
-	unsigned int hdr_len;	/* IP (+ extension) + TCP/UDP header bytes;
+	unsigned int hdr_len;	/* IP (+ extension) + transport header bytes;
 				 * 0 when the transport header was not read */
-	unsigned int payload;	/* TCP/UDP payload bytes in the whole skb */
+	unsigned int payload;	/* transport payload bytes in the whole skb */
 	bool fragment;		/* IPv4 MF/offset or IPv6 fragment header */
-	bool has_ports;		/* TCP/UDP header was read */
+	bool has_ports;		/* TCP/UDP/SCTP/DCCP ports were read */
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
 	bool tcp_syn;		/* TCP SYN flag set (a new connection) */
 	u32 tcp_end_seq;	/* TCP: the sequence number after this skb

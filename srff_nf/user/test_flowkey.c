@@ -34,7 +34,8 @@ static void check_invariants(const struct srff_pkt *p)
 		CHECK(!p->has_ports);
 	if (p->has_ports)
 		CHECK(k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
-		      k->proto == IPPROTO_UDPLITE);
+		      k->proto == IPPROTO_UDPLITE || k->proto == IPPROTO_SCTP ||
+		      k->proto == IPPROTO_DCCP);
 	if (p->tcp_fin_rst || p->tcp_syn)
 		CHECK(p->has_ports && k->proto == IPPROTO_TCP);
 	if (!p->has_ports)
@@ -181,10 +182,51 @@ static void ipv4_udp_and_udplite(void)
 	}
 }
 
-/* ICMP, SCTP, GRE, ESP, AH over IPv4: keyed without ports. */
+/*
+ * SCTP and DCCP are keyed by their ports, as TCP and UDP: every association
+ * between two hosts (Diameter, SIGTRAN) is a flow of its own. Their header
+ * lengths: SCTP's common header, DCCP's data offset (words).
+ */
+static void sctp_dccp_ports(void)
+{
+	static const u8 protos[] = { IPPROTO_SCTP, IPPROTO_DCCP };
+	unsigned int i, fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		for (i = 0; i < 2; i++) {
+			struct srff_key want = fam ? key6(protos[i], 3868, 40000) :
+						     key4(protos[i], 3868, 40000);
+			unsigned int iph = fam ? 40 : 20;
+			struct srff_pkt p;
+			u8 b[128], s[16], d[16];
+			size_t n;
+
+			pb_addr6(s, SADDR4);
+			pb_addr6(d, DADDR4);
+			n = fam ? pb_ipv6(b, s, d, protos[i], 16 + 30) :
+				  pb_ipv4(b, SADDR4, DADDR4, protos[i], 0, 0, 16 + 30);
+			/* ports, then a DCCP data offset of 4 words */
+			pb_fill(b + n + 4, 12 + 30);
+			b[n] = 3868 >> 8; b[n + 1] = 3868 & 0xff;
+			b[n + 2] = 40000 >> 8; b[n + 3] = 40000 & 0xff;
+			b[n + 4] = 4;
+			n += 16 + 30;
+			CHECK_EQ_INT(parse(b, n, 0, fam ? AF_INET6 : AF_INET, &p), 0);
+			check_key(&p.key, &want, "sctp/dccp");
+			CHECK(p.has_ports && !p.fragment && !p.tcp_fin_rst && !p.tcp_syn);
+			CHECK_EQ_INT(p.hdr_len, iph + (protos[i] == IPPROTO_SCTP ? 12 : 16));
+			CHECK_EQ_INT(p.payload, 46 - (protos[i] == IPPROTO_SCTP ? 12 : 16));
+			/* Cut inside the common header: port-less. */
+			CHECK_EQ_INT(parse(b, iph + 11, 0, fam ? AF_INET6 : AF_INET, &p), 0);
+			CHECK(!p.has_ports && !p.key.sport && p.key.proto == protos[i]);
+		}
+	}
+}
+
+/* ICMP, GRE, ESP, AH over IPv4: keyed without ports. */
 static void ipv4_portless_protocols(void)
 {
-	static const u8 protos[] = { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_GRE,
+	static const u8 protos[] = { IPPROTO_ICMP, IPPROTO_GRE,
 				     IPPROTO_ESP, IPPROTO_AH, 0, 255 };
 	unsigned int i;
 
@@ -500,7 +542,7 @@ static void ipv6_extension_header_limit(void)
 static void ipv6_portless(void)
 {
 	static const u8 protos[] = { IPPROTO_ICMPV6, IPPROTO_NONE, IPPROTO_ESP,
-				     IPPROTO_SCTP, 253 };
+				     IPPROTO_GRE, 253 };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(protos); i++) {
@@ -785,6 +827,7 @@ const struct srff_test srff_tests_flowkey[] = {
 	SRFF_TEST(ipv4_tcp),
 	SRFF_TEST(tcp_fin_rst_flags),
 	SRFF_TEST(ipv4_udp_and_udplite),
+	SRFF_TEST(sctp_dccp_ports),
 	SRFF_TEST(ipv4_portless_protocols),
 	SRFF_TEST(ipv4_fragments),
 	SRFF_TEST(ipv4_options),
