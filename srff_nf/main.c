@@ -88,14 +88,21 @@ module_param(test_worker_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_worker_delay_ms, "TEST BUILD: the GC and resize workers sleep this long before touching their tracker");
 
 /* A worker the packet path queued is still to touch its tracker when a
- * teardown that does not cancel it frees the tracker.
+ * teardown that does not cancel it frees the tracker. Under the unsafe
+ * teardown it then reads one field (KASAN's report, if freed) and does
+ * nothing more: working on in freed memory could hang the guest.
  */
-static void test_worker_delay(void)
+static bool test_worker_delay(const struct srff_tracker *tr)
 {
 	unsigned int ms = READ_ONCE(test_worker_delay_ms);
 
-	if (ms)
-		msleep(ms);
+	if (!ms)
+		return false;
+	msleep(ms);
+	if (!unsafe_teardown())
+		return false;
+	(void)READ_ONCE(tr->gc_flags);
+	return true;
 }
 
 /*
@@ -118,8 +125,9 @@ static inline void test_unhook_delay(void)
 {
 }
 
-static inline void test_worker_delay(void)
+static inline bool test_worker_delay(const struct srff_tracker *tr)
 {
+	return false;
 }
 #endif
 
@@ -306,7 +314,8 @@ static void gc_worker(struct work_struct *work)
 	unsigned long idle;
 	u64 t0;
 
-	test_worker_delay();
+	if (test_worker_delay(tr))
+		return;
 	sn = tr->sn;
 	rcu_read_lock();
 	idle = rcu_dereference(sn->config)->idle_timeout;
@@ -350,7 +359,8 @@ static void resize_worker(struct work_struct *work)
 					       resize_work);
 	struct mem_cgroup *memcg;
 
-	test_worker_delay();
+	if (test_worker_delay(tr))
+		return;
 	clear_bit(SRFF_RESIZE_QUEUED_BIT, &tr->gc_flags);
 	memcg = set_active_memcg(tr->memcg);
 	srff_stats_alloc(tr);		/* -ENOMEM: the next packet asks */

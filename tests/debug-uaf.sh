@@ -35,6 +35,16 @@
 # alternates) switches srff off in A (`srffctl set enabled off`) under the
 # senders instead of unloading it: the runtime teardown of one namespace.
 #
+# SRFF_UAF_KINDS=enable (tests/run-debug runs "rmmod disable enable")
+# fails `srffctl set enabled on` in a namespace E whose nftables fill ip6
+# postrouting (IPv6's registration fails with -E2BIG after IPv4's
+# succeeded, and IPv4's is unregistered again) while senders flood IPv4
+# from E: a packet in that window queues the resize worker, and the test
+# build's test_worker_delay_ms keeps that worker asleep past the refusal.
+# The unsafe order frees the tracker without cancelling it (the worker then
+# reads freed memory); the real one cancels it first. No hook delay: the
+# window is microseconds, the senders must be fast.
+#
 # SRFF_UAF_KINDS=netns (or "rmmod netns") tears down by deleting a
 # namespace C instead: a raw-frame flood from A over a veth makes C's
 # kernel answer through C's hook, and C is deleted under it. On 6.1 that
@@ -63,7 +73,7 @@ KASAN_RE='BUG: KASAN:'
 kasan_kernel || skip "not a KASAN kernel"
 grep -qw kasan_multi_shot /proc/cmdline || skip "boot with kasan_multi_shot (tests/run-debug does)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (SRFF_VM_CPUS)"
-for p in test_hook_delay_us test_unsafe_teardown; do
+for p in test_hook_delay_us test_unsafe_teardown test_worker_delay_ms; do
 	/sbin/modinfo -F parm "$SRFF_KO" | grep -q "^$p:" ||
 		fail "$SRFF_KO has no $p: build it with SRFF_TEST=1"
 done
@@ -154,10 +164,12 @@ kasan_after() {
 # round_rmmod TAG UNSAFE: the senders run while srff is loaded, then rmmod
 # under them. round_disable: srff is switched off in A under them instead
 # (srffctl set enabled off), and unloaded after. Set K.
-SENDERS=()
+SENDERS=() ESENDERS=()
 # lib.sh's cleanup kills and waits for the background jobs: a stopped
 # sender would never die of it.
-trap '[ ${#SENDERS[@]} -eq 0 ] || kill -CONT "${SENDERS[@]}" 2>/dev/null; default_cleanup' EXIT
+trap '[ ${#SENDERS[@]} -eq 0 ] || kill -CONT "${SENDERS[@]}" 2>/dev/null
+      [ ${#ESENDERS[@]} -eq 0 ] || kill -CONT "${ESENDERS[@]}" 2>/dev/null
+      default_cleanup' EXIT
 round_senders() {	# round_senders TAG UNSAFE rmmod|disable
 	local tag=$1 unsafe=$2 how=$3
 	dmesg -c >"$dir/$tag.before.dmesg"
@@ -199,6 +211,25 @@ round_netns() {
 	K=$(kasan_after "$tag")
 }
 
+# round_enable TAG UNSAFE: 10 refused enables in E under its senders, with
+# the workers held asleep 300 ms; then 1 s for a worker the unsafe order
+# left behind to wake. Sets K.
+ENABLE_TRIES=${SRFF_UAF_ENABLE_TRIES:-10}
+round_enable() {
+	local tag=$1 unsafe=$2 i
+	dmesg -c >"$dir/$tag.before.dmesg"
+	srff_load netns=ask test_worker_delay_ms=300 hash_buckets=64 test_unsafe_teardown="$unsafe" >/dev/null
+	kill -CONT "${ESENDERS[@]}"
+	for i in $(seq "$ENABLE_TRIES"); do
+		ip netns exec "$E" "$SRFFCTL" set enabled on 2>/dev/null &&
+			fail "$tag: srff was enabled in E: its postrouting is not full"
+	done
+	sleep 1
+	kill -STOP "${ESENDERS[@]}"
+	srff_unload || fail "rmmod srff"
+	K=$(kasan_after "$tag")
+}
+
 # A small table: the teardown sweeps every bucket, in every namespace.
 params=(test_hook_delay_us="$delay" hash_buckets=64)
 setup_ns A
@@ -219,6 +250,35 @@ if [[ " $kinds " == *" rmmod "* || " $kinds " == *" disable "* ]]; then
 		fail "the senders did not start"
 	kill -STOP "${SENDERS[@]}"
 	log "${#SENDERS[@]} senders in $A, hook delay $delay us"
+fi
+
+if [[ " $kinds " == *" enable "* ]]; then
+	setup_ns E
+	ip -n "$E" link add d0 type dummy
+	ip -n "$E" addr add 10.99.2.1/24 dev d0
+	ip -n "$E" link set d0 up
+	# ip6 postrouting full: 1000 base chains at once, then one at a time.
+	{
+		echo "add table ip6 fill"
+		for i in $(seq 1 1000); do
+			echo "add chain ip6 fill c$i { type filter hook postrouting priority $i; }"
+		done
+	} >"$dir/fill.nft"
+	ip netns exec "$E" nft -f "$dir/fill.nft" || fail "1000 base chains in E"
+	i=1000
+	while [ "$i" -lt 1100 ] && ip netns exec "$E" nft add chain ip6 fill c$((i + 1)) \
+		"{ type filter hook postrouting priority $((i + 1)); }" 2>/dev/null; do
+		i=$((i + 1))
+	done
+	for cpu in $(seq 0 $(( $(nproc) - 1 ))); do
+		taskset -c "$cpu" ip netns exec "$E" $PY "$dir/sender.py" 10.99.2.2 &
+		ESENDERS+=($!)
+		BG_PIDS+=($!)
+	done
+	wait_for 120 sh -c "[ \$(ip -n $E -j -s link show d0 | jq '.[0].stats64.tx.packets') -gt 2000 ]" ||
+		fail "E's senders did not start"
+	kill -STOP "${ESENDERS[@]}"
+	log "${#ESENDERS[@]} senders in $E, $i hooks at its ip6 postrouting"
 fi
 
 shown=
