@@ -114,6 +114,14 @@ static unsigned int max_flows_total;
 module_param(max_flows_total, srff_count, 0444);
 MODULE_PARM_DESC(max_flows_total, "flows tracked by all namespaces together at most (default: from RAM, 1 per 16 KiB, at least max_flows)");
 
+static unsigned int max_flows_reserved;
+module_param(max_flows_reserved, srff_count, 0444);
+MODULE_PARM_DESC(max_flows_reserved, "flows of max_flows_total only the initial namespace may use (default: max_flows, at most half of max_flows_total)");
+
+static unsigned int userns_idle_timeout_ms = 60000;
+module_param(userns_idle_timeout_ms, srff_ms, 0444);
+MODULE_PARM_DESC(userns_idle_timeout_ms, "the longest idle timeout a namespace owned by another user namespace may set, if longer than idle_timeout_ms (default 60000, 1m)");
+
 static unsigned int hash_buckets;
 module_param(hash_buckets, srff_count, 0444);
 MODULE_PARM_DESC(hash_buckets, "hash buckets per namespace at most; the table grows to it with its flows, 1..16777216 (default: max_flows / 2, power of two)");
@@ -204,6 +212,24 @@ unsigned int srff_config_max_flows_host(void)
 		return max_flows_total;
 	return clamp_t(unsigned long, ram / SRFF_RAM_PER_HOST_FLOW,
 		       host_max_flows(), SRFF_MAX_FLOWS_MAX);
+}
+
+/* Flows of max_flows_total no namespace but the initial one may take. */
+unsigned int srff_config_max_flows_reserved(void)
+{
+	unsigned int total = srff_config_max_flows_host();
+
+	if (max_flows_reserved)
+		return max_flows_reserved;
+	return min(host_max_flows(), total / 2);
+}
+
+/* What all the namespaces owned by one user together may hold: one
+ * namespace's cap, however many namespaces that user creates.
+ */
+unsigned int srff_config_max_flows_owner(void)
+{
+	return host_max_flows();
 }
 
 /* The most buckets a table grows to; 0: from its max_flows (table.c). */
@@ -419,6 +445,15 @@ int srff_config_params_check(void)
 		msg = "max_flows_total must be at least max_flows and at most 16777216";
 		bad = 1;
 	}
+	if (!bad && max_flows_reserved >= srff_config_max_flows_host()) {
+		msg = "max_flows_reserved must be below max_flows_total";
+		bad = 1;
+	}
+	if (!bad && (userns_idle_timeout_ms < SRFF_IDLE_TIMEOUT_MIN_MS ||
+		     userns_idle_timeout_ms > SRFF_IDLE_TIMEOUT_MAX_MS)) {
+		msg = "userns_idle_timeout_ms out of range (as idle_timeout_ms)";
+		bad = 1;
+	}
 	if (bad) {
 		pr_err("srff: bad module parameter: %s\n", msg);
 		return -EINVAL;
@@ -433,13 +468,21 @@ int srff_config_params_check(void)
  * and gc_interval may not be shorter than the module's gc_interval_ms, so
  * the root of a user namespace gets no more memory or GC work than the
  * host allowed; under netns=host, srff may not be enabled there at all.
+ * A namespace owned by another user namespace (@userns) may not keep idle
+ * flows longer than userns_idle_timeout_ms (or idle_timeout_ms, if longer):
+ * its flows hold slots of the pools it shares with others (main.c).
  * Returns 0, or the attribute that is over the limit.
  */
 int srff_config_check_limits(const struct srff_config *c, bool host,
-			     const char **msg)
+			     bool userns, const char **msg)
 {
 	if (host)
 		return 0;
+	if (userns &&
+	    c->idle_timeout_ms > max(userns_idle_timeout_ms, idle_timeout_ms)) {
+		*msg = "idle timeout above the host's limit for user namespaces (module parameter userns_idle_timeout_ms)";
+		return SRFF_A_IDLE_TIMEOUT_MS;
+	}
 	if (c->enabled && netns_mode() == SRFF_NETNS_HOST) {
 		*msg = "srff runs in the initial namespace only (module parameter netns=host)";
 		return SRFF_A_ENABLED;

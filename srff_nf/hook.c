@@ -102,6 +102,26 @@ static noinline void wg_tag_inner(const struct srff_tracker *tr,
 			     PKT_HASH_TYPE_L4);
 }
 
+/*
+ * To a multicast or broadcast address: sent to many, and seen twice here
+ * when looped back to local listeners (ip_mc_output() and ip6_finish_
+ * output2() pass a clone through POST_ROUTING before the real packet; with
+ * br_netfilter, every port's copy of a flooded frame passes). Not a
+ * response with a size left to send: srff leaves such packets alone.
+ */
+static bool to_many(const struct sk_buff *skb, const struct srff_pkt *p)
+{
+	const struct rtable *rt;
+
+	if (p->key.family == AF_INET6)
+		return ipv6_addr_is_multicast(&p->key.daddr.ip6);
+	if (ipv4_is_multicast(p->key.daddr.ip) ||
+	    ipv4_is_lbcast(p->key.daddr.ip))
+		return true;
+	rt = skb_rtable(skb);		/* a subnet's directed broadcast */
+	return rt && rt->rt_flags & RTCF_BROADCAST;
+}
+
 /* The outer header of a packet some tunnel on this host encapsulated. */
 static bool ip_tunnel_outer(u8 proto)
 {
@@ -238,6 +258,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		goto encap;
 	}
 	if (srff_flowkey_parse(skb, nhoff, family, &pkt))
+		goto ignore;
+	if (unlikely(to_many(skb, &pkt)))
 		goto ignore;
 	if (unlikely(ip_tunnel_outer(pkt.key.proto)))
 		goto encap;

@@ -43,7 +43,80 @@
 #include "srff.h"
 
 unsigned int srff_net_id __read_mostly;
+
+/*
+ * The pools every table's flows also count against (table.h: taken
+ * narrowest first):
+ *   srff_host_flows    every namespace: max_flows_total;
+ *   srff_others_flows  every namespace but the initial one: max_flows_total
+ *                      less max_flows_reserved, which only the host's own
+ *                      namespace can then use, whatever the others do;
+ *   an owner's pool    the namespaces owned by user namespaces that one
+ *                      host user created (at any depth): max_flows in all,
+ *                      one namespace's worth, however many they create.
+ */
 struct srff_slots srff_host_flows;
+static struct srff_slots srff_others_flows;
+
+struct srff_owner {
+	struct list_head node;		/* srff_owners, under srff_owners_lock */
+	kuid_t uid;			/* in init_user_ns */
+	unsigned int users;		/* trackers; under srff_owners_lock */
+	struct srff_slots flows;
+};
+
+static LIST_HEAD(srff_owners);
+static DEFINE_MUTEX(srff_owners_lock);
+
+/* The host user behind @ns: the owner of its outermost user namespace
+ * below the initial one. Many namespaces, nested or not, one uid.
+ */
+static kuid_t owner_uid(const struct user_namespace *ns)
+{
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* The pool of @net's owner (a reference), or NULL on -ENOMEM. */
+static struct srff_owner *owner_get(const struct net *net)
+{
+	kuid_t uid = owner_uid(net->user_ns);
+	struct srff_owner *o;
+
+	mutex_lock(&srff_owners_lock);
+	list_for_each_entry(o, &srff_owners, node) {
+		if (uid_eq(o->uid, uid)) {
+			o->users++;
+			goto out;
+		}
+	}
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (o && srff_slots_init(&o->flows, srff_config_max_flows_owner())) {
+		kfree(o);
+		o = NULL;
+	}
+	if (o) {
+		o->uid = uid;
+		o->users = 1;
+		list_add(&o->node, &srff_owners);
+	}
+out:
+	mutex_unlock(&srff_owners_lock);
+	return o;
+}
+
+/* After the table that used @o has released every slot. */
+static void owner_put(struct srff_owner *o)
+{
+	mutex_lock(&srff_owners_lock);
+	if (!--o->users) {
+		list_del(&o->node);
+		srff_slots_uninit(&o->flows);
+		kfree(o);
+	}
+	mutex_unlock(&srff_owners_lock);
+}
 
 /*
  * Early GC: a table more than 7/8 full, or one that refused a flow, asks
@@ -397,6 +470,8 @@ static void tracker_free(struct srff_tracker *tr)
 	kfree(tr->autoth);
 	free_percpu(tr->stats);
 	srff_table_uninit(&tr->table);
+	if (tr->owner)
+		owner_put(tr->owner);
 	mem_cgroup_put(tr->memcg);
 	kfree(tr);
 }
@@ -420,6 +495,16 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 		mem_cgroup_put(tr->memcg);
 		kfree(tr);
 		return NULL;
+	}
+	if (!net_eq(sn->net, &init_net))
+		srff_table_add_pool(&tr->table, &srff_others_flows);
+	if (sn->net->user_ns != &init_user_ns) {
+		tr->owner = owner_get(sn->net);
+		if (!tr->owner) {
+			tracker_free(tr);
+			return NULL;
+		}
+		srff_table_add_pool(&tr->table, &tr->owner->flows);
 	}
 	tr->table.netns_ino = sn->net->ns.inum;
 	tr->auto_next = jiffies;
@@ -608,9 +693,13 @@ static int __init srff_init(void)
 	err = srff_slots_init(&srff_host_flows, srff_config_max_flows_host());
 	if (err)
 		return err;
-	err = srff_table_cache_init();
+	err = srff_slots_init(&srff_others_flows, srff_config_max_flows_host() -
+			      srff_config_max_flows_reserved());
 	if (err)
 		goto err_slots;
+	err = srff_table_cache_init();
+	if (err)
+		goto err_others;
 	err = register_pernet_subsys(&srff_net_ops);
 	if (err)
 		goto err_cache;
@@ -625,6 +714,8 @@ err_pernet:
 err_cache:
 	rcu_barrier();
 	srff_table_cache_uninit();
+err_others:
+	srff_slots_uninit(&srff_others_flows);
 err_slots:
 	srff_slots_uninit(&srff_host_flows);
 	return err;
@@ -638,7 +729,8 @@ static void __exit srff_exit(void)
 				 * go to kfree_rcu, which runs no module code)
 				 */
 	srff_table_cache_uninit();
-	srff_slots_uninit(&srff_host_flows);	/* every table is gone */
+	srff_slots_uninit(&srff_others_flows);	/* every table is gone */
+	srff_slots_uninit(&srff_host_flows);
 	pr_info("srff: unloaded\n");
 }
 

@@ -452,7 +452,9 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		goto out_free;
 	bad = srff_config_check(c, &msg);
 	if (!bad)
-		bad = srff_config_check_limits(c, net_eq(net, &init_net), &msg);
+		bad = srff_config_check_limits(c, net_eq(net, &init_net),
+					       net->user_ns != &init_user_ns,
+					       &msg);
 	if (bad) {
 		/* Point at the attribute, or at the one that made it wrong
 		 * (new thresholds with the old number of priorities).

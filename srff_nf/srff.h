@@ -72,6 +72,8 @@ struct srff_pcpu_stats {
  * so a namespace that does not use srff pays only for struct srff_net and
  * its configuration (main.c: srff_tracker_start, srff_tracker_stop).
  */
+struct srff_owner;
+
 struct srff_tracker {
 	struct srff_net *sn;
 	struct srff_table table;
@@ -87,6 +89,9 @@ struct srff_tracker {
 	unsigned long gc_next_early;		/* jiffies: no early GC before */
 	unsigned long gc_flags;			/* SRFF_GC_*_BIT */
 	atomic64_t gc_early;			/* sweeps started early */
+	struct srff_owner *owner;		/* the pool of the user behind
+						 * this namespace's user
+						 * namespace; NULL: the host's */
 	struct mem_cgroup *memcg;		/* charged for what the workers
 						 * allocate (a reference) */
 	struct srff_auto *autoth;		/* the GC worker's alone; NULL
@@ -155,10 +160,12 @@ struct srff_config *srff_config_get_locked(struct srff_net *sn);
 int srff_config_params_check(void);
 unsigned int srff_config_hash_buckets(void);
 unsigned int srff_config_max_flows_host(void);
+unsigned int srff_config_max_flows_reserved(void);
+unsigned int srff_config_max_flows_owner(void);
 unsigned int srff_config_auto_min_flows(void);
 void srff_config_auto_default(struct srff_config *c, unsigned int n);
 int srff_config_check_limits(const struct srff_config *c, bool host,
-			     const char **msg);
+			     bool userns, const char **msg);
 bool srff_config_enabled_at_init(bool host);
 
 static inline u32 srff_band_priority(const struct srff_config *c,

@@ -160,7 +160,8 @@ int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 		t->locks[i].gen = 0;
 	}
 	t->lock_mask = nlocks - 1;
-	t->shared = shared;
+	memset(t->shared, 0, sizeof(t->shared));
+	t->shared[0] = shared;
 	get_random_bytes(&t->secret, sizeof(t->secret));
 	atomic64_set(&t->gc_freed, 0);
 	atomic64_set(&t->fin_retired, 0);
@@ -361,26 +362,51 @@ unsigned int srff_slots_used(const struct srff_slots *s)
 	return max(n, 0);
 }
 
-/* Reserve a slot in @t and in the host-wide count: false when either is
- * at its cap, with nothing reserved.
+/*
+ * One more pool @t's flows count against, before its first flow: taken
+ * before the pools added earlier, so add the narrower ones last. A table
+ * never takes a slot of a wider pool (the host's) unless it got one of
+ * every narrower pool (the namespaces'), so the narrower caps hold in the
+ * wider pool too: what the host reserves, no other namespace can take.
+ * -ENOSPC: SRFF_TABLE_POOLS already.
+ */
+int srff_table_add_pool(struct srff_table *t, struct srff_slots *pool)
+{
+	if (t->shared[SRFF_TABLE_POOLS - 1])
+		return -ENOSPC;
+	memmove(&t->shared[1], &t->shared[0],
+		(SRFF_TABLE_POOLS - 1) * sizeof(t->shared[0]));
+	t->shared[0] = pool;
+	return 0;
+}
+
+/* Reserve a slot in @t and in every pool it shares, narrowest first: false
+ * when any is at its cap, with nothing reserved.
  */
 static bool slot_reserve(struct srff_table *t)
 {
-	struct srff_slots *sh = t->shared;
+	unsigned int i;
 
 	if (!srff_slots_take(&t->flows))
 		return false;
-	if (sh && !srff_slots_take(sh)) {
-		srff_slots_put(&t->flows);
-		return false;
+	for (i = 0; i < SRFF_TABLE_POOLS && t->shared[i]; i++) {
+		if (!srff_slots_take(t->shared[i]))
+			goto undo;
 	}
 	return true;
+undo:
+	while (i--)
+		srff_slots_put(t->shared[i]);
+	srff_slots_put(&t->flows);
+	return false;
 }
 
 static void slot_release(struct srff_table *t)
 {
-	if (t->shared)
-		srff_slots_put(t->shared);
+	unsigned int i;
+
+	for (i = 0; i < SRFF_TABLE_POOLS && t->shared[i]; i++)
+		srff_slots_put(t->shared[i]);
 	srff_slots_put(&t->flows);
 }
 

@@ -18,11 +18,12 @@
  *   fewer buckets than locks: every flow of a bucket has the same lock, in
  *   an array of any size. So a flow's lock does not change when the table
  *   is resized.
- * - A new flow takes a slot of the table's `flows` and one of the host's
- *   (`shared`, when the table has one) *before* anything is allocated, and
- *   gives them back on every failure path and when it is unlinked: the
- *   table never holds, nor allocates for, more than max_flows flows, nor
- *   all tables together more than the host's cap. Slots come from a pool
+ * - A new flow takes a slot of the table's `flows` and one of each pool it
+ *   shares (`shared`: its owner's, every namespace but the host's, the
+ *   host's; main.c) *before* anything is allocated, and gives them back on
+ *   every failure path and when it is unlinked: the table never holds, nor
+ *   allocates for, more than max_flows flows, nor the tables of a pool
+ *   together more than the pool's cap. Slots come from a pool
  *   whose count never reads above its cap (a compare-and-swap loop), in
  *   batches: each CPU keeps the few slots it took or was given back in a
  *   per-CPU cache (struct srff_slots), so that inserts and frees on many
@@ -129,13 +130,20 @@ struct srff_buckets {
 	unsigned int node;		/* links flows by their node[node] */
 };
 
+/* Pools a table may share besides its own cap (main.c: the owner's, the
+ * namespaces', the host's).
+ */
+#define SRFF_TABLE_POOLS	3
+
 struct srff_table {
 	/* Read by every lookup, written at init and at a resize. */
 	struct srff_buckets __rcu *tbl;
 	struct srff_lock *locks;
 	unsigned int lock_mask;		/* locks - 1: the fewest buckets - 1 */
 	unsigned int max_buckets;	/* 0: from max_flows (table.c) */
-	struct srff_slots *shared;	/* the host's cap; NULL: none */
+	struct srff_slots *shared[SRFF_TABLE_POOLS];	/* caps shared with
+					 * other tables, in the order taken;
+					 * NULL-terminated when fewer */
 	/* Finished flows (sizes.h): NULL until the first flow (table.c,
 	 * srff_table_sizes_alloc); READ_ONCE.
 	 */
@@ -202,6 +210,7 @@ void srff_table_cache_uninit(void);
 
 int srff_table_init(struct srff_table *t, unsigned int max_buckets,
 		    unsigned int max_flows, struct srff_slots *shared);
+int srff_table_add_pool(struct srff_table *t, struct srff_slots *pool);
 void srff_table_uninit(struct srff_table *t);
 void srff_table_set_max_flows(struct srff_table *t, unsigned int max_flows);
 unsigned int srff_table_count(const struct srff_table *t);

@@ -1039,7 +1039,7 @@ static double cnt_run(unsigned int threads, bool batched, struct srff_table *t)
 			abort();
 		if (t) {
 			srff_table_set_max_flows(t, 1U << 22);
-			t->shared = &s;		/* the host's pool, as in the module */
+			t->shared[0] = &s;	/* the host's pool, as in the module */
 		}
 		if (!batched) {
 			WRITE_ONCE(s.batch, 0);
@@ -1069,7 +1069,7 @@ static double cnt_run(unsigned int threads, bool batched, struct srff_table *t)
 		if (t) {
 			srff_table_sweep(t, SRFF_SWEEP_FLUSH, 2, 0);
 			rcu_barrier();
-			t->shared = NULL;
+			t->shared[0] = NULL;
 		}
 		srff_slots_uninit(&s);
 	}

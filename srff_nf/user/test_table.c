@@ -944,6 +944,70 @@ static void shared_cap_bounds_all_tables(void)
 	srff_table_cache_uninit();
 }
 
+/*
+ * The pools of main.c: the host's (10), every namespace's but the host's
+ * (7: 3 reserved for the host), each owner's (4). Two namespaces of one
+ * owner hold 4 together; a second owner gets what the namespaces' pool has
+ * left (3); the host's own table still gets its reserved 3, and a refusal
+ * in a later pool gives back the slots of the earlier ones.
+ */
+static void pools_reserve_and_bound_owners(void)
+{
+	struct srff_slots host, others, u, v;
+	struct srff_table h, u1, u2, v1;
+	struct srff_flow *f;
+	bool created;
+	u32 i, n;
+
+	CHECK_EQ_INT(srff_slots_init(&host, 10), 0);
+	CHECK_EQ_INT(srff_slots_init(&others, 7), 0);
+	CHECK_EQ_INT(srff_slots_init(&u, 4), 0);
+	CHECK_EQ_INT(srff_slots_init(&v, 4), 0);
+	CHECK_EQ_INT(srff_table_cache_init(), 0);
+	CHECK_EQ_INT(srff_table_init(&h, 16, 10, &host), 0);
+	CHECK_EQ_INT(srff_table_init(&u1, 16, 10, &host), 0);
+	CHECK_EQ_INT(srff_table_init(&u2, 16, 10, &host), 0);
+	CHECK_EQ_INT(srff_table_init(&v1, 16, 10, &host), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&u1, &others), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&u1, &u), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&u2, &others), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&u2, &u), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&v1, &others), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&v1, &v), 0);
+	CHECK_EQ_INT(srff_table_add_pool(&v1, &u), -ENOSPC);	/* 3 at most */
+	CHECK(v1.shared[0] == &v && v1.shared[1] == &others && v1.shared[2] == &host);
+	for (i = 0; i < 3; i++)
+		CHECK(!IS_ERR(get(&u1, i, 1, &created)) && created);
+	for (n = 0, i = 0; i < 5; i++)
+		n += !IS_ERR(get(&u2, i, 1, &created));
+	CHECK_EQ(n, 1);					/* u's 4 in all */
+	CHECK_EQ(srff_slots_used(&u), 4);
+	for (n = 0, i = 0; i < 5; i++)
+		n += !IS_ERR(get(&v1, i, 1, &created));
+	CHECK_EQ(n, 3);					/* what others had left */
+	CHECK_EQ(srff_slots_used(&v), 3);		/* the 4th gave it back */
+	CHECK_EQ(srff_slots_used(&others), 7);
+	CHECK_EQ(srff_slots_used(&host), 7);		/* never past others' */
+	for (n = 0, i = 0; i < 5; i++)
+		n += !IS_ERR(get(&h, i, 1, &created));
+	CHECK_EQ(n, 3);					/* the host's reserve */
+	CHECK_EQ(srff_slots_used(&host), 10);
+	f = get(&h, 9, 1, &created);
+	CHECK(IS_ERR(f) && PTR_ERR(f) == -ENOSPC);
+	srff_table_uninit(&u1);
+	srff_table_uninit(&u2);
+	srff_table_uninit(&v1);
+	srff_table_uninit(&h);
+	CHECK_EQ(srff_slots_used(&host) + srff_slots_used(&others) +
+		 srff_slots_used(&u) + srff_slots_used(&v), 0);
+	srff_slots_uninit(&u);
+	srff_slots_uninit(&v);
+	srff_slots_uninit(&others);
+	srff_slots_uninit(&host);
+	rcu_barrier();
+	srff_table_cache_uninit();
+}
+
 /* ---- slots: capped counts, batched per CPU ------------------------------ */
 
 /* One CPU takes a batch from the pool at its first take, then from its
@@ -1784,6 +1848,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(gen_counts_links_and_unlinks),
 	SRFF_TEST(full_table_evicts_closed_then_idle),
 	SRFF_TEST(shared_cap_bounds_all_tables),
+	SRFF_TEST(pools_reserve_and_bound_owners),
 	SRFF_TEST(slots_batch_per_cpu),
 	SRFF_TEST(slots_lowered_cap),
 	SRFF_TEST(sizes_allocated_at_first_flow),
