@@ -35,6 +35,21 @@
 #include <linux/minmax.h>
 #include <linux/limits.h>
 #include <net/ip.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
+
+/* A dump's attributes, parsed and validated by the core against the op's
+ * policy (genl_start). 6.6 moved them into a struct genl_info.
+ */
+static inline struct nlattr **srff_dumpit_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
 /* User-space tests run another "CPU" here to force an interleaving. */
 #define SRFF_RACE_WINDOW()	do { } while (0)
 #else

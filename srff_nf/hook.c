@@ -6,7 +6,10 @@
  * on (local output), always under rcu_read_lock. It never sleeps, reads
  * headers only through skb_header_pointer() (flowkey.c), allocates at most
  * one flow with GFP_ATOMIC and only under the cap (table.c), and does work
- * bounded by the thresholds (<= 15), the top ports (<= 32) and one bucket.
+ * bounded by the thresholds (<= 15), the top ports (<= 32) and one bucket's
+ * chain. Chains average two flows at most once a grow has run; until it
+ * has (the resize worker is process context), or for good if its
+ * allocation fails, a chain holds what the SipHash spreads there.
  *
  * Each packet is classified once, on the pass whose mark reaches the wire
  * (checked against 6.1's sources):

@@ -558,6 +558,15 @@ static int put_addr(struct sk_buff *skb, int type, u8 family,
 	return nla_put_in6_addr(skb, type, &a->ip6);
 }
 
+/* The dump's generation for nl_dump_check_consistent(): 1, or 2 once the
+ * walk saw the table resized or a split bucket changed between two calls
+ * (it never goes back). 0 is not a generation.
+ */
+static void dump_seq(struct netlink_callback *cb, const struct srff_walk *w)
+{
+	cb->seq = w->changed ? 2 : 1;
+}
+
 static int dump_flow(const struct srff_flow *f, void *arg)
 {
 	struct dump_arg *d = arg;
@@ -574,11 +583,11 @@ static int dump_flow(const struct srff_flow *f, void *arg)
 		return 0;
 	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &srff_genl_family,
-			  NLM_F_MULTI |
-			  (d->walk->changed ? NLM_F_DUMP_INTR : 0),
-			  SRFF_CMD_GET_FLOWS);
+			  NLM_F_MULTI, SRFF_CMD_GET_FLOWS);
 	if (!hdr)
 		return -EMSGSIZE;
+	dump_seq(d->cb, d->walk);
+	nl_dump_check_consistent(d->cb, genlmsg_nlhdr(hdr));
 	nest = nla_nest_start(d->skb, SRFF_A_FLOW);
 	if (!nest ||
 	    nla_put_u8(d->skb, SRFF_FLOW_A_FAMILY, f->key.family) ||
@@ -631,8 +640,8 @@ static const struct srff_walk_ops srff_dump_ops = {
  * Each message holds whole hash buckets (srff_table_walk), so a busy table
  * does not make the dump inconsistent; a resize between two messages, or a
  * change in a bucket split between two, does, and the dump says so
- * (NLM_F_DUMP_INTR: srffctl dumps again). The filters were validated by
- * the core against srff_dump_policy before the first call.
+ * (NLM_F_DUMP_INTR: srffctl dumps again). The filters were validated and
+ * parsed by the core against srff_dump_policy before the first call.
  */
 static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -641,17 +650,15 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 	struct dump_arg d = { .skb = skb, .cb = cb, .band = -1,
 			      .walk = &ctx->walk };
 	struct srff_tracker *tr;
-	const struct nlattr *a;
+	struct nlattr **attrs = srff_dumpit_attrs(cb);
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
-	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, SRFF_A_FILTER_BAND);
-	if (a)
-		d.band = nla_get_u8(a);
-	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, SRFF_A_FILTER_MIN_BYTES);
-	if (a)
-		d.min_bytes = nla_get_u64(a);
+	if (attrs[SRFF_A_FILTER_BAND])
+		d.band = nla_get_u8(attrs[SRFF_A_FILTER_BAND]);
+	if (attrs[SRFF_A_FILTER_MIN_BYTES])
+		d.min_bytes = nla_get_u64(attrs[SRFF_A_FILTER_MIN_BYTES]);
 
 	rcu_read_lock();
 	/* Disabled: no flows (and a dump that saw srff switched off and on
@@ -667,12 +674,9 @@ static int srff_nl_dump_flows(struct sk_buff *skb, struct netlink_callback *cb)
 	rcu_read_unlock();
 	/* The table was resized, or a split bucket changed, since the dump
 	 * began: its last message, even NLMSG_DONE alone, says so too (the
-	 * core's consistency check).
+	 * core calls nl_dump_check_consistent() on it).
 	 */
-	if (ctx->walk.changed) {
-		cb->prev_seq = 1;
-		cb->seq = 2;
-	}
+	dump_seq(cb, &ctx->walk);
 
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;	/* full: resume at the cursor */

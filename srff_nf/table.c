@@ -215,7 +215,8 @@ static struct srff_flow *bucket_find(struct srff_buckets *a, u32 hash,
 /* ---- slots: capped counts, batched per CPU (table.h) ------------------- */
 
 /* Slots a CPU takes from a pool at once: 16, or fewer, so that all the
- * caches together (fewer than 2 * batch slots each) hold less than max / 16.
+ * caches together (normally fewer than 2 * batch slots each: table.h) hold
+ * less than max / 16.
  * 0 (no caching) for a small pool on many CPUs.
  */
 #define SRFF_SLOTS_BATCH	16

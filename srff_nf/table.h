@@ -27,9 +27,13 @@
  *   whose count never reads above its cap (a compare-and-swap loop), in
  *   batches: each CPU keeps the few slots it took or was given back in a
  *   per-CPU cache (struct srff_slots), so that inserts and frees on many
- *   CPUs do not all write one counter's line. The caches hold fewer than
- *   max / 16 slots in all (srff_slots_batch): a pool may say "full" that
- *   much early, never late.
+ *   CPUs do not all write one counter's line. A cache holds fewer than
+ *   2 * batch slots when every take and put runs on its own (the batch is
+ *   chosen so that is max / 16 in all); a take in process context that
+ *   softirq puts on the same CPU interrupt between taking a batch from the
+ *   pool and caching it can leave up to one batch more, until a put
+ *   returns it. So a pool may say "full"
+ *   about that much early, never late: the count never passes max.
  * - A full table makes room in the newcomer's bucket: a closed flow, or the
  *   longest-idle one if it has been idle SRFF_EVICT_MIN_IDLE, is unlinked
  *   under the bucket lock (srff_table_get). A flow that sends steadily is
@@ -87,7 +91,8 @@ struct srff_flow {
  * A capped count of flows, handed out in slots: a table's, and the host's
  * (shared by every table). `count` is what the pool has handed out, to
  * flows and to the per-CPU caches; `cache` is each CPU's slots taken and
- * not used yet (or given back and not returned yet), fewer than 2 * batch.
+ * not used yet (or given back and not returned yet), normally fewer than
+ * 2 * batch (the top of this file says when more).
  */
 struct srff_slots {
 	atomic_t count;			/* never above max */

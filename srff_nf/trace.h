@@ -8,9 +8,11 @@
  *
  * Addresses are printed as IPv6 (IPv4 as ::ffff:a.b.c.d), ports in host
  * order, netns as the namespace's inode number (as `ls -l /proc/PID/ns/net`
- * and `lsns` show it). Free when disabled (static keys); table.c emits them
- * under its bucket locks, so a consumer cannot slow the packet path beyond
- * copying a few words to the ring buffer.
+ * and `lsns` show it). Free when disabled (static keys). When enabled they
+ * run in the packet path (srff_flow_create after the bucket lock is
+ * dropped, srff_flow_retire under it or from GC): a ring-buffer consumer
+ * costs a few words' copy, but a BPF program attached to them runs there
+ * too, for as long as it takes.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM srff
