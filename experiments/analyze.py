@@ -276,9 +276,12 @@ def report(run, params, oracle, results, series):
         f.write(tab + "\n")
     with open(os.path.join(run, "report.md"), "w") as f:
         f.write("# Three-file FTP experiment\n\n")
+        order = ("in random order every trial, after a burn-in trial thrown away"
+                 if params.get("order_rule") == "shuffled" else "order rotating every trial")
         f.write("Kernel %s, bottleneck %s, %d trials per policy, policies interleaved "
-                "in one boot (order rotating every trial) under QEMU: absolute times are "
-                "slow; compare policies.\n\n" % (params["kernel"], params["rate"], params["trials"]))
+                "in one boot (%s) under QEMU: absolute times are "
+                "slow; compare policies.\n\n" % (params["kernel"], params["rate"], params["trials"],
+                                                   order))
         f.write(thresholds_line(run))
         f.write(tab + "\n\n")
         f.write("![response times](response_times.png)\n\n![throughput](throughput.png)\n\n")

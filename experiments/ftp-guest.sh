@@ -11,8 +11,11 @@
 # order, 2 s apart, over passive FTP. tcpdump on the client side records
 # each trial; experiments/analyze.py turns the captures into response times
 # (SYN of a file's data connection -> its last data byte). Policies run
-# interleaved in one boot, their order rotating by one every trial, so
-# drift hits them all alike. SCALE (default 1) shrinks the files for smoke
+# interleaved in one boot, in an order drawn at random every trial
+# (guest-lib.sh shuffle, from the boot's seed; params.json records the
+# orders), so drift hits them all alike, after a burn-in trial (the three
+# files, unmarked) that is thrown away: the first trial after the warm-up
+# is not like the others. SCALE (default 1) shrinks the files for smoke
 # tests.
 #
 # A server with a history: srff is loaded once, before the first trial,
@@ -54,7 +57,7 @@ TIMEOUT=${FTP_TIMEOUT:-300}
 WARMUP=${FTP_WARMUP:-150}
 WARM_DIST=${FTP_WARMUP_DIST:-websearch}
 WARM_SCALE=${FTP_WARMUP_SCALE:-0.0625}
-SEED=${FTP_SEED:-1}
+SEED=${FTP_SEED:-$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 + 1 ))}
 WARM_CLIENTS=${FTP_WARMUP_CLIENTS:-32}
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
@@ -187,6 +190,8 @@ cat > "$OUT/params.json" <<EOF
   "rate_bps": $(awk -v r="$RATE" 'BEGIN { n = r + 0; u = tolower(substr(r, length(n "") + 1));
 	m = u ~ /^g/ ? 1e9 : u ~ /^m/ ? 1e6 : u ~ /^k/ ? 1e3 : 1; print n * m }'),
   "trials": $TRIALS,
+  "order_rule": "shuffled",
+  "burn_in": ${FTP_BURNIN:-1},
   "scale": $SCALE,
   "policies": [$(printf '"%s",' $POLICIES | sed 's/,$//')],
   "warmup": {"dist": "$WARM_DIST", "scale": $WARM_SCALE, "max_s": $WARMUP, "seed": $SEED, "clients": $WARM_CLIENTS},
@@ -198,10 +203,11 @@ cat > "$OUT/params.json" <<EOF
 }
 EOF
 python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" \
-	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" >/dev/null
+	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" \
+	--seed order="$SEED" --set burn_in="${FTP_BURNIN:-1}" >/dev/null
 
 . "$TOP/experiments/capture.sh"
-. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt, srff_eight_bands
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_eight_bands
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"
@@ -252,10 +258,21 @@ fi
 
 read -ra plist <<<"$POLICIES"
 total=$(( TRIALS * ${#plist[@]} )) n=0
-for t in $(seq 1 "$TRIALS"); do
-	for p in $(rotate $((t - 1)) "${plist[@]}"); do
-		n=$((n + 1))
-		if [ "$p" = alone ]; then
+: > "$OUT/order.jsonl"
+# Trial 0 is the burn-in: the three files, unmarked, thrown away.
+for t in $(seq "${FTP_BURNIN:-1}" | sed 's/.*/0/') $(seq 1 "$TRIALS"); do
+	if [ "$t" = 0 ]; then
+		order=(unmarked)
+	else
+		read -ra order <<<"$(shuffle $((SEED * 1000 + t)) "${plist[@]}")"
+		printf '{"trial": %d, "order": [%s]}\n' "$t" \
+			"$(printf '"%s",' "${order[@]}" | sed 's/,$//')" >> "$OUT/order.jsonl"
+	fi
+	for p in "${order[@]}"; do
+		[ "$t" = 0 ] || n=$((n + 1))
+		if [ "$t" = 0 ]; then
+			say "burn-in: F3, F2, F1 unmarked, not kept"
+		elif [ "$p" = alone ]; then
 			say "[$n/$total] trial $t, $p: F1 alone on the idle link"
 		else
 			say "[$n/$total] trial $t, $p: F3, F2, F1 two seconds apart"
@@ -288,6 +305,9 @@ for t in $(seq 1 "$TRIALS"); do
 		policy_off
 		[ $ok = 1 ] || { say "trial $t $p: a download failed or timed out"; exit 1; }
 		say "  done in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
+		if [ "$t" = 0 ]; then
+			rm -f "$pcap" "$OUT/srff/$p-$t.json" "$OUT/srff/$p-$t.tc.txt"
+		fi
 	done
 done
 ip netns exec "$SRV" "$Q" revert s0 >/dev/null

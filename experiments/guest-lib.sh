@@ -8,6 +8,12 @@
 #                        their number), wrapping round: the order policies
 #                        run in, moved on by one every trial or round so that
 #                        drift of the shared host hits them all alike
+#   shuffle SEED WORD... the words in an order drawn from SEED (Fisher-Yates
+#                        over xorshift32, in bash: the same order for the
+#                        same seed on any machine): the order policies run
+#                        in, drawn anew every round, so that no policy is
+#                        always first after a warm-up or always next to
+#                        the same neighbour
 #   srff_learnt CTL NS   true once srff in namespace NS has learnt its
 #                        thresholds: it changed them at least once, or it
 #                        has seen auto_min_flows finished flows (a warm-up's
@@ -27,6 +33,27 @@ rotate() {
 		j=$(( (i + k) % n + 1 ))
 		printf '%s ' "${!j}"
 	done
+}
+
+shuffle() {
+	local seed=$1; shift
+	local a=("$@") n=$# i j k t x
+	# Spread nearby seeds (a round's is base * 1000 + round * 10 + load)
+	# over the state, then stir: xorshift's first outputs from a small
+	# state are poorly mixed.
+	x=$(( (seed * 2654435761 + 0x9e3779b9) & 0xffffffff ))
+	[ "$x" -ne 0 ] || x=2463534242
+	for ((i = 0; i < 8 + n; i++)); do
+		x=$(( (x ^ (x << 13)) & 0xffffffff ))
+		x=$(( x ^ (x >> 17) ))
+		x=$(( (x ^ (x << 5)) & 0xffffffff ))
+		((i < 8)) && continue
+		j=$(( n - 1 - (i - 8) ))
+		((j > 0)) || continue
+		k=$(( x % (j + 1) ))
+		t=${a[j]}; a[j]=${a[k]}; a[k]=$t
+	done
+	printf '%s ' "${a[@]}"
 }
 
 # (Read by bash alone: a warm-up asks every second, and python's start

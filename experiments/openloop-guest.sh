@@ -23,6 +23,8 @@
 # a new connection (WEB_CONN=pool: kept-alive ones), while WEB_BULK bulk
 # clients download 8 MiB files back to back on top (experiments/web_client.py).
 # Every policy of a round and load sees the same arrivals (same seed).
+# Seeds differ between boots (WEB_SEED, default drawn at random; meta.json
+# records it), so that two boots are two samples, not one replayed.
 #
 # srff is loaded once, before the first run, and stays loaded: its
 # automatic thresholds learn from all the traffic of the boot, as on a
@@ -32,7 +34,14 @@
 # 0, what an unmarked socket has; the comparators' qdiscs then see what
 # they would without srff. What srff had learnt is in OUTDIR/srff/RUN.json.
 #
-# Policies (WEB_POLICIES; order rotates by one every round and load):
+# After the warm-up, a burn-in run (fq_codel at the middle load, with the
+# bulk clients, for as long as a run) is thrown away: the first run after
+# the warm-up was degraded in every boot (its bulk download carried a
+# fraction of its usual share). Then each round and load runs every
+# policy once, in an order drawn at random from the round's seed
+# (guest-lib.sh shuffle), recorded in OUTDIR/order.jsonl.
+#
+# Policies (WEB_POLICIES):
 #   fifo          tbf + pfifo of WEB_FIFO_LIMIT packets (a FIFO that drops)
 #   fq_codel      tbf + fq_codel (Debian's default qdisc)
 #   fq            tbf + sch_fq (no bands on 6.1)
@@ -76,7 +85,8 @@ OUT=$(cd "$1" && pwd)
 ROUNDS=${2:-3}
 SECONDS_PER=${3:-20}
 RATE=${WEB_RATE:-20mbit}
-SEED=${WEB_SEED:-1}
+SEED=${WEB_SEED:-$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 + 1 ))}
+BURNIN=${WEB_BURNIN:-1}
 DIST=${WEB_DIST:-fb_hadoop}
 LOADS=${WEB_LOADS:-"0.4 0.6 0.8"}
 RTT=${WEB_RTT:-20ms}
@@ -111,7 +121,7 @@ downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-ets"} ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
-. "$TOP/experiments/guest-lib.sh"	# rotate, srff_learnt, srff_eight_bands
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_eight_bands
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
@@ -355,7 +365,8 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
-	--set srff_set="\"${WEB_SRFF_SET:-}\"" --seed base="$SEED" >/dev/null
+	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set burn_in="$BURNIN" --set order=\"shuffled\" \
+	--seed base="$SEED" >/dev/null
 
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
 # thresholds changed); the warm-up's requests are not kept.
@@ -375,14 +386,29 @@ if [ "$WARMUP" -gt 0 ]; then
 	say "  srff: $("$CTL" -n "$SRV" show | grep -E '^thresholds' | tr -s ' ')"
 fi
 
+# The burn-in: a run like the others, thrown away.
+if [ "$BURNIN" = 1 ]; then
+	read -ra l <<<"$LOADS"
+	mid=${l[$(( (${#l[@]} - 1) / 2 ))]}
+	say "burn-in: ${SECONDS_PER}s at load $mid under fq_codel, not kept"
+	policy_on fq_codel
+	client "$mid" $((SEED * 1000 + 999)) "$work/burnin.jsonl" "$SECONDS_PER" >/dev/null 2>&1 ||
+		say "  the burn-in's client reported failed requests"
+	policy_off
+fi
+
 total=$(( ROUNDS * $(wc -w <<<"$LOADS") * $(wc -w <<<"$POLICIES") ))
-n=0 k=0
+n=0
+: > "$OUT/order.jsonl"
 for r in $(seq 1 "$ROUNDS"); do
 	li=0
 	for load in $LOADS; do
 		li=$((li + 1))
 		read -ra l <<<"$POLICIES"
-		for p in $(rotate "$k" "${l[@]}"); do
+		read -ra order <<<"$(shuffle $((SEED * 1000 + r * 10 + li)) "${l[@]}")"
+		printf '{"round": %d, "load": %s, "order": [%s]}\n' "$r" "$load" \
+			"$(printf '"%s",' "${order[@]}" | sed 's/,$//')" >> "$OUT/order.jsonl"
+		for p in "${order[@]}"; do
 			n=$((n + 1))
 			run=$p@$load-$r
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
@@ -405,7 +431,6 @@ print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %
  d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"]))' \
 				"$OUT/requests/$run.load.json")"
 		done
-		k=$((k + 1))
 	done
 done
 say "all $total runs done"
