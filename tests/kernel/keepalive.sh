@@ -13,6 +13,12 @@
 #             still holds unsent data then, so its count is not reset
 #             (srff_flow_account, SRFF_FLOW_PENDING_BIT): it reaches 2 MB,
 #             and no response is recorded in the middle of it.
+#  mptcp:     the same 2 MB over MPTCP (one subflow) on a 20 ms path. A
+#             subflow is handed data by the MPTCP socket as its window
+#             opens; if it ever looked empty and acknowledged for a min RTT
+#             while the connection still held the rest, the RTT-scaled
+#             reset would restart it mid-transfer. It must not: the 2 MB add
+#             up with no response recorded in their middle.
 #  rtt:       a local TCP flow's idle gap is its path's minimum RTT when
 #             that is shorter than idle_reset_ms (srff_idle_reset_rtt).
 #             Responses of 10 kB, 60 ms apart on one connection, over a 20
@@ -25,14 +31,14 @@
 #             handed to the qdisc has left the socket, not the host).
 . "$(dirname "$0")/../lib.sh"
 
-mode=${1:?sparse|slowstart|rtt}
+mode=${1:?sparse|slowstart|rtt|mptcp}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 srff_load idle_timeout_ms=10000
 check "idle reset on by default: 100 ms" test "$(srffctl -j show | jq .idle_reset_ms)" = 100
 
-sink() {
-	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink "$1" &
+sink() {	# sink PORT [--mptcp]
+	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink "$@" &
 	BG_PIDS+=($!)
 	wait_for 20 sh -c "ip netns exec $RCV ss -Hltn 'sport = :$1' | grep -q ." || fail "sink $1"
 }
@@ -104,6 +110,29 @@ slowstart)
 	check "the whole 2 MB counted, never reset mid-transfer" \
 		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5001 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
 	log "flow: $(srffctl -j flows port 5001 | jq -c '.[] | {bytes, band, idle_ms}')"
+	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
+	;;
+mptcp)
+	for ns in "$SND" "$RCV"; do
+		[ "$(ip netns exec "$ns" sysctl -n net.mptcp.enabled 2>/dev/null)" = 1 ] ||
+			skip "MPTCP is off or missing in this kernel"
+	done
+	sink 5004 --mptcp
+	tc -n "$SND" qdisc replace dev veth0 root netem delay 20ms limit 100000 || fail "netem"
+	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5004 2000000 --hold 30 \
+		--sndbuf 8000000 --mptcp & BG_PIDS+=($!)
+	# MPTCP, not a fallback to TCP: SND's SYN-ACK carried MP_CAPABLE.
+	mptcp_mib() {
+		ip netns exec "$SND" awk -v n="$1" '$1 == "MPTcpExt:" {
+			if (!c) { for (i = 2; i <= NF; i++) if ($i == n) c = i }
+			else { print $c + 0; exit }
+		}' /proc/net/netstat
+	}
+	mptcp_capable() { [ "$(mptcp_mib MPCapableSYNACKRX)" -ge 1 ]; }
+	check "an MPTCP connection, not a fallback (MP_CAPABLE in the SYN-ACK)" wait_for 20 mptcp_capable
+	check "the whole 2 MB counted, never reset mid-transfer" \
+		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5004 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
+	log "flow: $(srffctl -j flows port 5004 | jq -c '.[] | {bytes, band, idle_ms}')"
 	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
 	;;
 rtt)

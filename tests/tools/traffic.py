@@ -39,8 +39,11 @@ def family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+IPPROTO_MPTCP = 262    # <linux/in.h>; Python's socket module lacks it before 3.10
+
+
 def tcp_sink(a):
-    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM, IPPROTO_MPTCP if a.mptcp else 0)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.bind(("::", a.port))
@@ -78,7 +81,8 @@ def tcp_send(a):
         # never application-limited, so every pause is TCP's own (waiting for
         # ACKs), however slowly this process is scheduled. FORCE (root) is
         # not capped by net.core.wmem_max.
-        s = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET)
+        s = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET,
+                          socket.SOCK_STREAM, IPPROTO_MPTCP if a.mptcp else 0)
         s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, a.sndbuf)
         s.settimeout(60)
         s.connect((a.host, a.port))
@@ -209,9 +213,11 @@ def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
     q = sub.add_parser("tcp-sink"); q.add_argument("port", type=int)
+    q.add_argument("--mptcp", action="store_true", help="an MPTCP socket (IPPROTO_MPTCP)")
     q = sub.add_parser("tcp-send"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("bytes", type=int); q.add_argument("--hold", type=float, default=0)
     q.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUFFORCE bytes (root)")
+    q.add_argument("--mptcp", action="store_true", help="an MPTCP socket (with --sndbuf)")
     q = sub.add_parser("tcp-responses"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("n", type=int); q.add_argument("size", type=int); q.add_argument("gap", type=float)
     q = sub.add_parser("tcp-churn"); q.add_argument("host"); q.add_argument("port", type=int)
