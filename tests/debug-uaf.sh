@@ -257,19 +257,8 @@ if [[ " $kinds " == *" enable "* ]]; then
 	ip -n "$E" link add d0 type dummy
 	ip -n "$E" addr add 10.99.2.1/24 dev d0
 	ip -n "$E" link set d0 up
-	# ip6 postrouting full: 1000 base chains at once, then one at a time.
-	{
-		echo "add table ip6 fill"
-		for i in $(seq 1 1000); do
-			echo "add chain ip6 fill c$i { type filter hook postrouting priority $i; }"
-		done
-	} >"$dir/fill.nft"
-	ip netns exec "$E" nft -f "$dir/fill.nft" || fail "1000 base chains in E"
-	i=1000
-	while [ "$i" -lt 1100 ] && ip netns exec "$E" nft add chain ip6 fill c$((i + 1)) \
-		"{ type filter hook postrouting priority $((i + 1)); }" 2>/dev/null; do
-		i=$((i + 1))
-	done
+	nft_fill_postrouting "$E" "$dir"
+	i=$FILLED
 	for cpu in $(seq 0 $(( $(nproc) - 1 ))); do
 		taskset -c "$cpu" ip netns exec "$E" $PY "$dir/sender.py" 10.99.2.2 &
 		ESENDERS+=($!)

@@ -101,8 +101,56 @@ srff_unload() {
 	fi
 }
 
+# trace_instance NETNS_FILE: a trace instance with srff's events on, for
+# the namespace of NETNS_FILE alone (its inode, as the events print it);
+# sets TRACE_DIR (its trace is $TRACE_DIR/trace). Without comm recording:
+# enabling the first event otherwise hooks the scheduler's sched_switch and
+# sched_wakeup tracepoints, and live-patching those (int3, every wakeup)
+# oopsed the 6.12 guest once under emulation, in ttwu_do_activate, with
+# nothing of srff's on the stack. (An instance copies record-cmd from the
+# top level when created.) Removed by default_cleanup.
+TRACE_DIR=
+trace_instance() {
+	local tr=/sys/kernel/tracing ino rc0
+	[ -e $tr/trace ] || mount -t tracefs nodev $tr 2>/dev/null || skip "no tracefs here"
+	[ -d $tr/events/srff/srff_flow_create ] && [ -d $tr/events/srff/srff_flow_retire ] ||
+		fail "srff's events are not in $tr/events"
+	ino=$(command stat -L -c %i "$1")
+	TRACE_DIR=$tr/instances/srff-test-$$
+	rc0=$(cat $tr/options/record-cmd)
+	echo 0 >$tr/options/record-cmd || fail "record-cmd off"
+	mkdir "$TRACE_DIR" || fail "trace instance"
+	echo "$rc0" >$tr/options/record-cmd
+	echo "netns == $ino" >"$TRACE_DIR/events/srff/filter" || fail "event filter"
+	echo 1 >"$TRACE_DIR/events/srff/enable" || fail "enable srff's events"
+}
+
+# nft_fill_postrouting NS DIR: ip6 postrouting base chains in NS until the
+# kernel refuses one more (MAX_HOOK_COUNT, 1024, counts every hook there:
+# 1000 in one transaction, then one at a time); the nft file goes to DIR.
+# Sets FILLED to how many NS then has.
+nft_fill_postrouting() {
+	local i
+	{
+		echo "add table ip6 fill"
+		for i in $(seq 1 1000); do
+			echo "add chain ip6 fill c$i { type filter hook postrouting priority $i; }"
+		done
+	} >"$2/fill.nft"
+	ip netns exec "$1" nft -f "$2/fill.nft" || fail "1000 base chains in $1"
+	i=1000
+	while [ "$i" -lt 1100 ] &&
+	      ip netns exec "$1" nft add chain ip6 fill c$((i + 1)) \
+		"{ type filter hook postrouting priority $((i + 1)); }" 2>/dev/null; do
+		i=$((i + 1))
+	done
+	[ "$i" -lt 1100 ] || fail "the kernel took 1100 hooks at ip6 postrouting"
+	FILLED=$i
+}
+
 default_cleanup() {
 	kill_bg
+	[ -z "$TRACE_DIR" ] || rmdir "$TRACE_DIR" 2>/dev/null
 	cleanup_ns
 	srff_unload
 }

@@ -417,24 +417,9 @@ params)
 trace)
 	# The tracepoints srff_flow_create and srff_flow_retire, in SND only
 	# (RCV's srff traces too, with its own netns number).
-	TR=/sys/kernel/tracing
-	[ -e $TR/trace ] || mount -t tracefs nodev $TR 2>/dev/null || skip "no tracefs here"
-	[ -d $TR/events/srff/srff_flow_create ] && [ -d $TR/events/srff/srff_flow_retire ] ||
-		fail "srff's events are not in $TR/events"
+	trace_instance "/run/netns/$SND"
+	I=$TRACE_DIR
 	ino=$(command stat -L -c %i "/run/netns/$SND")
-	# A trace instance of its own, without comm recording: enabling the
-	# first event otherwise hooks the scheduler's sched_switch and
-	# sched_wakeup tracepoints, and live-patching those (int3, every
-	# wakeup) oopsed the 6.12 guest once under emulation, in
-	# ttwu_do_activate, with nothing of srff's on the stack.
-	# (An instance copies record-cmd from the top level when created.)
-	I=$TR/instances/srff-test-$$
-	rc0=$(cat $TR/options/record-cmd)
-	echo 0 >$TR/options/record-cmd || fail "record-cmd off"
-	mkdir "$I" || fail "trace instance"
-	echo "$rc0" >$TR/options/record-cmd
-	echo "netns == $ino" >"$I/events/srff/filter" || fail "event filter"
-	echo 1 >"$I/events/srff/enable" || fail "enable srff's events"
 	run srffctl set gc-interval 100ms idle-timeout 1s || fail "set"
 	traced() { grep -E "srff_flow_$1: netns=$ino $2" "$I/trace"; }
 	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)

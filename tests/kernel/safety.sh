@@ -788,47 +788,20 @@ mcast)
 	;;
 
 enable_fail)
-	TR=/sys/kernel/tracing
-	[ -e $TR/trace ] || mount -t tracefs nodev $TR 2>/dev/null || skip "no tracefs here"
-	# nftables_fill NS: base chains at ip6 postrouting until the kernel
-	# refuses one (MAX_HOOK_COUNT, 1024, counts every hook there): 1000 in
-	# one transaction, then one at a time.
-	nftables_fill() {
-		{
-			echo "add table ip6 fill"
-			for i in $(seq 1 1000); do
-				echo "add chain ip6 fill c$i { type filter hook postrouting priority $i; }"
-			done
-		} >"$WORK/fill.nft"
-		ip netns exec "$1" nft -f "$WORK/fill.nft" || fail "1000 base chains in $1"
-		local i=1000
-		while [ "$i" -lt 1100 ] &&
-		      ip netns exec "$1" nft add chain ip6 fill c$((i + 1)) \
-			"{ type filter hook postrouting priority $((i + 1)); }" 2>/dev/null; do
-			i=$((i + 1))
-		done
-		log "$i base chains at ip6 postrouting in $1: the kernel refused one more"
-		[ "$i" -lt 1100 ] || fail "the kernel took 1100 hooks at ip6 postrouting"
-	}
 	srff_load netns=ask
 	setup_ns X
 	SRFF_NS=$X
 	flood_dev "$X"
-	nftables_fill "$X"
+	nft_fill_postrouting "$X" "$WORK"
+	log "$FILLED base chains at ip6 postrouting in $X: the kernel refused one more"
 	before=$(srffctl -j show)
 	expect_rc 1 "set enabled on refused" srffctl set enabled on
 	check "  with the cause" grep -q "too many netfilter hooks at postrouting" <<<"$LAST_OUT"
 	check "  configuration unchanged (off)" test "$(srffctl -j show)" = "$before"
 
 	ino=$(command stat -L -c %i "/run/netns/$X")
-	I=$TR/instances/srff-test-$$
-	rc0=$(cat $TR/options/record-cmd)
-	echo 0 >$TR/options/record-cmd || fail "record-cmd off"
-	mkdir "$I" || fail "trace instance"
-	echo "$rc0" >$TR/options/record-cmd
-	trap 'default_cleanup; rmdir "$I" 2>/dev/null; rm -rf "$WORK"' EXIT
-	echo "netns == $ino" >"$I/events/srff/srff_flow_create/filter" || fail "event filter"
-	echo 1 >"$I/events/srff/srff_flow_create/enable" || fail "enable srff_flow_create"
+	trace_instance "/run/netns/$X"
+	I=$TRACE_DIR
 	for cpu in $(seq 0 $(( $(nproc) - 1 ))); do
 		taskset -c "$cpu" ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 100000000 --seconds 600 \
 			>/dev/null & BG_PIDS+=($!)
@@ -862,7 +835,7 @@ enable_fail)
 
 	log "netns=all at load: a namespace that cannot take the hooks stays off"
 	srff_unload || fail "rmmod"
-	nftables_fill "$X"
+	nft_fill_postrouting "$X" "$WORK"
 	srff_load netns=all
 	check "the load succeeded" grep -q '^srff ' /proc/modules
 	check "  srff off in X" test "$(srffctl -j show | jq .enabled)" = false
