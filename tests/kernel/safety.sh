@@ -328,8 +328,10 @@ userns)
 	s3=$(uns "$U3" "$SRFFCTL" -j stats); log "U3: $(jq -c 'del(.bands)' <<<"$s3")"
 	soft_check "U3 got what the namespaces' 3000 had left: $(jq .flows <<<"$s3") of the 1000 (sent $n3)" \
 		test "$(jq .flows <<<"$s3")" -ge 900 -a "$(jq .flows <<<"$s3")" -le 1000
-	soft_check "  and was refused the rest (table_full $(jq .table_full <<<"$s3"))" \
-		test "$(jq .table_full <<<"$s3")" -ge 1900
+	# A flow idle 250 ms in a full table makes room for a newcomer
+	# (evicted): under a slow kernel the flood's first flows go that way.
+	soft_check "  and the rest was refused or took the place of its own idle flows (table_full $(jq .table_full <<<"$s3") + evicted $(jq .evicted <<<"$s3"))" \
+		test "$(jq '.table_full + .evicted' <<<"$s3")" -ge 1900
 	ip link add d0 type dummy || fail "dummy in the initial namespace"
 	ip addr add $FLOOD_NET.1/24 dev d0
 	ip link set d0 up
