@@ -85,7 +85,8 @@ static void check_pkt(const struct srff_pkt *p, u8 family, size_t len)
 		FUZZ_CHECK(!p->has_ports);
 	if (p->has_ports)
 		FUZZ_CHECK(k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
-			   k->proto == IPPROTO_UDPLITE);
+			   k->proto == IPPROTO_UDPLITE || k->proto == IPPROTO_SCTP ||
+			   k->proto == IPPROTO_DCCP);
 	if (p->tcp_fin_rst)
 		FUZZ_CHECK(k->proto == IPPROTO_TCP);
 }
