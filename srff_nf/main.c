@@ -256,12 +256,18 @@ static int srff_stats_alloc(struct srff_tracker *tr)
 	return 0;
 }
 
-void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st)
+/* @host: the initial namespace's, whose replies alone carry the host-wide
+ * figures (st->host).
+ */
+void srff_stats_read(struct srff_tracker *tr, bool host, struct srff_stats *st)
 {
 	BUILD_BUG_ON(sizeof(struct srff_pcpu_stats) % sizeof(u64));
 	memset(st, 0, sizeof(*st));
-	st->flows_host = srff_slots_used(&srff_host_flows);
-	st->max_flows_host = READ_ONCE(srff_host_flows.max);
+	st->host = host;
+	if (host) {
+		st->flows_host = srff_slots_used(&srff_host_flows);
+		st->max_flows_host = READ_ONCE(srff_host_flows.max);
+	}
 	if (!tr)		/* srff is disabled here: nothing counted */
 		return;
 	srff_stats_sum(tr, &st->sum);

@@ -246,9 +246,9 @@ static int fill_stats_reply(struct sk_buff *msg, struct srff_net *sn)
 
 	rcu_read_lock();
 	nbands = rcu_dereference(sn->config)->nthresholds + 1;
-	srff_stats_read(rcu_dereference(sn->tracker), &st);
+	srff_stats_read(rcu_dereference(sn->tracker),
+			net_eq(sn->net, &init_net), &st);
 	rcu_read_unlock();
-	st.host = net_eq(sn->net, &init_net);
 	return fill_stats(msg, &st, nbands);
 }
 
@@ -481,16 +481,15 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	 */
 	if (c->enabled && !old->enabled) {
 		err = srff_tracker_start(sn, c);
-		if (err == -ENOMEM) {
-			NL_SET_ERR_MSG(info->extack, "no memory for the flow table");
+		if (err) {
+			if (err == -ENOMEM)
+				NL_SET_ERR_MSG(info->extack, "no memory for the flow table");
+			else if (err == -E2BIG)
+				NL_SET_ERR_MSG(info->extack, "cannot hook: too many netfilter hooks at postrouting in this namespace");
+			else
+				NL_SET_ERR_MSG(info->extack, "cannot register the netfilter hooks");
 			goto out_free;
 		}
-		if (err == -E2BIG)
-			NL_SET_ERR_MSG(info->extack, "cannot hook: too many netfilter hooks at postrouting in this namespace");
-		else if (err)
-			NL_SET_ERR_MSG(info->extack, "cannot register the netfilter hooks");
-		if (err)
-			goto out_free;
 	}
 	disable = !c->enabled && old->enabled;
 	new_gc_interval = c->gc_interval_ms != old->gc_interval_ms;

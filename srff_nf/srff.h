@@ -181,7 +181,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state);
 
 /* main.c */
-void srff_stats_read(struct srff_tracker *tr, struct srff_stats *st);
+void srff_stats_read(struct srff_tracker *tr, bool host, struct srff_stats *st);
 void srff_gc_reschedule(struct srff_tracker *tr);
 void srff_gc_kick(struct srff_tracker *tr);
 void srff_resize_kick(struct srff_tracker *tr);
