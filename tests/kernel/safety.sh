@@ -113,10 +113,10 @@ trap 'default_cleanup; rm -rf "$WORK"' EXIT
 # packets pass POST_ROUTING on d0 and are dropped there, no ARP needed.
 FLOOD_NET=10.88.0
 FLOOD_DST=$FLOOD_NET.2
-flood_dev() {	# flood_dev NS
-	ip -n "$1" link add d0 type dummy || fail "dummy in $1"
-	ip -n "$1" addr add $FLOOD_NET.1/24 dev d0
-	ip -n "$1" link set d0 up
+flood_dev() {	# flood_dev [RUNNER...]: in the namespace RUNNER enters
+	"$@" ip link add d0 type dummy || fail "dummy d0 (${*:-here})"
+	"$@" ip addr add $FLOOD_NET.1/24 dev d0 || fail "d0's address (${*:-here})"
+	"$@" ip link set d0 up || fail "d0 up (${*:-here})"
 }
 
 # jq_check WHAT JSON FILTER: the filter must print true.
@@ -210,9 +210,7 @@ userns)
 	check "U3 as another user" test "$(command stat -c %u /proc/$U3)" = 65533
 	for u in "$U1" "$U2" "$U3"; do
 		uns "$u" ip link set lo up || fail "lo up in $u"
-		uns "$u" ip link add d0 type dummy || fail "dummy in $u"
-		uns "$u" ip addr add $FLOOD_NET.1/24 dev d0 || fail "address in $u"
-		uns "$u" ip link set d0 up || fail "d0 up in $u"
+		flood_dev uns "$u"
 	done
 
 	log "(a) limits"
@@ -332,9 +330,7 @@ userns)
 	# (evicted): under a slow kernel the flood's first flows go that way.
 	soft_check "  and the rest was refused or took the place of its own idle flows (table_full $(jq .table_full <<<"$s3") + evicted $(jq .evicted <<<"$s3"))" \
 		test "$(jq '.table_full + .evicted' <<<"$s3")" -ge 1900
-	ip link add d0 type dummy || fail "dummy in the initial namespace"
-	ip addr add $FLOOD_NET.1/24 dev d0
-	ip link set d0 up
+	flood_dev
 	trap 'ip link del d0 2>/dev/null; default_cleanup; [ ${#restore[@]} = 0 ] || sysctl -qw "${restore[@]}"; rm -rf "$WORK"' EXIT
 	h0=$("$SRFFCTL" -j stats)
 	n0=$($SAFETY udp-flood $FLOOD_DST 1000 --base-port 30000) || fail "flood in the initial namespace"
@@ -741,7 +737,7 @@ loopback)
 	srff_load
 	setup_ns X
 	SRFF_NS=$X
-	flood_dev "$X"
+	flood_dev ip netns exec "$X"
 	s0=$(stat loopback_pkts) c0=$(stat created)
 	n4=$(ip netns exec "$X" $SAFETY udp-flood 127.0.0.1 1000 --base-port 20000) || fail "flood 127.0.0.1"
 	n6=$(ip netns exec "$X" $SAFETY udp-flood ::1 1000 --base-port 20000) || fail "flood ::1"
@@ -763,7 +759,7 @@ mcast)
 	srff_load
 	setup_ns X
 	SRFF_NS=$X
-	flood_dev "$X"
+	flood_dev ip netns exec "$X"
 	ip -n "$X" route add 224.0.0.0/4 dev d0 || fail "multicast route"
 	ip -n "$X" addr add fd88::1/64 dev d0 nodad
 	c0=$(stat created) i0=$(stat ignored_pkts) b0=$(srffctl -j stats | jq '[.bands[].pkts] | add')
@@ -793,7 +789,7 @@ enable_fail)
 	srff_load netns=ask
 	setup_ns X
 	SRFF_NS=$X
-	flood_dev "$X"
+	flood_dev ip netns exec "$X"
 	nft_fill_postrouting "$X" "$WORK"
 	log "$FILLED base chains at ip6 postrouting in $X: the kernel refused one more"
 	before=$(srffctl -j show)
@@ -902,7 +898,7 @@ smaller)
 	check "hash_buckets=16777216 (the maximum) loads" grep -q '^srff ' /proc/modules
 	setup_ns X
 	SRFF_NS=$X
-	flood_dev "$X"
+	flood_dev ip netns exec "$X"
 	n=$(ip netns exec "$X" $SAFETY udp-flood $FLOOD_DST 15000 --base-port 20000) || fail "flows"
 	f0=$(stat flows)
 	log "$n datagrams sent over d0"
