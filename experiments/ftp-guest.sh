@@ -57,6 +57,7 @@ TIMEOUT=${FTP_TIMEOUT:-300}
 WARMUP=${FTP_WARMUP:-150}
 WARM_DIST=${FTP_WARMUP_DIST:-websearch}
 WARM_SCALE=${FTP_WARMUP_SCALE:-0.0625}
+BURNIN=${FTP_BURNIN:-1}
 SEED=${FTP_SEED:-$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 + 1 ))}
 WARM_CLIENTS=${FTP_WARMUP_CLIENTS:-32}
 Q=$TOP/tc-scripts/srff-qdisc
@@ -191,7 +192,7 @@ cat > "$OUT/params.json" <<EOF
 	m = u ~ /^g/ ? 1e9 : u ~ /^m/ ? 1e6 : u ~ /^k/ ? 1e3 : 1; print n * m }'),
   "trials": $TRIALS,
   "order_rule": "shuffled",
-  "burn_in": ${FTP_BURNIN:-1},
+  "burn_in": $BURNIN,
   "scale": $SCALE,
   "policies": [$(printf '"%s",' $POLICIES | sed 's/,$//')],
   "warmup": {"dist": "$WARM_DIST", "scale": $WARM_SCALE, "max_s": $WARMUP, "seed": $SEED, "clients": $WARM_CLIENTS},
@@ -204,7 +205,7 @@ cat > "$OUT/params.json" <<EOF
 EOF
 python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" \
 	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" \
-	--seed order="$SEED" --set burn_in="${FTP_BURNIN:-1}" >/dev/null
+	--seed order="$SEED" --set burn_in="$BURNIN" >/dev/null
 
 . "$TOP/experiments/capture.sh"
 . "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_eight_bands
@@ -260,7 +261,9 @@ read -ra plist <<<"$POLICIES"
 total=$(( TRIALS * ${#plist[@]} )) n=0
 : > "$OUT/order.jsonl"
 # Trial 0 is the burn-in: the three files, unmarked, thrown away.
-for t in $(seq "${FTP_BURNIN:-1}" | sed 's/.*/0/') $(seq 1 "$TRIALS"); do
+burn=()
+[ "$BURNIN" = 0 ] || burn=(0)
+for t in "${burn[@]}" $(seq 1 "$TRIALS"); do
 	if [ "$t" = 0 ]; then
 		order=(unmarked)
 	else

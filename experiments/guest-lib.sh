@@ -37,19 +37,20 @@ rotate() {
 
 shuffle() {
 	local seed=$1; shift
-	local a=("$@") n=$# i j k t x
+	local a=("$@") i j k t x
 	# Spread nearby seeds (a round's is base * 1000 + round * 10 + load)
-	# over the state, then stir: xorshift's first outputs from a small
-	# state are poorly mixed.
+	# over the state, then stir 8 steps: xorshift's first outputs from a
+	# small state are poorly mixed.
 	x=$(( (seed * 2654435761 + 0x9e3779b9) & 0xffffffff ))
 	[ "$x" -ne 0 ] || x=2463534242
-	for ((i = 0; i < 8 + n; i++)); do
+	_shuffle_step() {	# (bash: defined globally)
 		x=$(( (x ^ (x << 13)) & 0xffffffff ))
 		x=$(( x ^ (x >> 17) ))
 		x=$(( (x ^ (x << 5)) & 0xffffffff ))
-		((i < 8)) && continue
-		j=$(( n - 1 - (i - 8) ))
-		((j > 0)) || continue
+	}
+	for ((i = 0; i < 8; i++)); do _shuffle_step; done
+	for ((j = $# - 1; j > 0; j--)); do
+		_shuffle_step
 		k=$(( x % (j + 1) ))
 		t=${a[j]}; a[j]=${a[k]}; a[k]=$t
 	done
