@@ -10,6 +10,7 @@
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
 #   thresholds/ (results.tsv, params.json) -> tables.md, summary.md
+#   bands/   (results.tsv) -> table.md
 # then the include blocks of docs/experiments.md and docs/thresholds.md
 # (experiments/doc_tables.py).
 # With no argument, every experiments/results/open-*/ and ftp-*/ that has
@@ -40,5 +41,9 @@ done
 # is experiments/threshold_study.py, ~15 min).
 [ -e experiments/results/thresholds/results.tsv ] &&
 	/usr/bin/python3 experiments/threshold_tables.py experiments/results/thresholds
+# The band study's table, from its results.tsv (experiments/band_study.py
+# simulates, ~30 s).
+[ -e experiments/results/bands/results.tsv ] &&
+	/usr/bin/python3 experiments/band_study.py --tables
 # The docs show the tables the committed data give.
 /usr/bin/python3 experiments/doc_tables.py docs/experiments.md docs/thresholds.md

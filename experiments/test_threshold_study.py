@@ -202,3 +202,59 @@ def test_eight_bands():
     pairs = T.rule_bands()
     assert ("geo", 8) in pairs and ("bytes", 8) in pairs and ("quant", 8) in pairs
     assert ("pias", 8) not in pairs and ("pias-sd", 8) not in pairs and ("pias", 4) in pairs
+
+
+# --- band_study's additions: DRR between the bands, the live-table rule -----
+
+def test_drr_strict_prefix_is_strict_priority(sim):
+    # ETS's `strict 1`: band 0 before the DRR bands, as thr= alone does
+    pkt = 1000 / R
+    trace = [(0.0, 1_000_000), (0.04 + pkt / 4, 5000)]
+    assert run(sim, trace, thr="10000", drr="0,1000") == run(sim, trace, thr="10000")
+
+
+def test_drr_shares_by_quanta(sim):
+    # B (band 0, quantum 2000) and A (band 1, quantum 1000), both backlogged:
+    # two of B's packets to one of A's, where strict priority sends B's 5
+    # packets in a row (test_strict_priority_two_flows).
+    pkt = 1000 / R
+    a, b = run(sim, [(0.0, 1_000_000), (0.04 + pkt / 4, 5000)], thr="10000",
+               drr="2000,1000")
+    strict = 3 * pkt / 4 + 5 * pkt
+    assert strict + 2 * pkt - EPS <= b <= strict + 3 * pkt + EPS
+    assert a == pytest.approx(1_005_000 / R, abs=EPS)   # work-conserving
+
+
+def test_las_rule_puts_a_new_flow_above_the_active_ones(sim):
+    # A (40 MB) alone; at t=0.5 the rule sees it at ~6 MB and sets the first
+    # threshold at its bucket; B (1 MB, t=1) then stays above it all along,
+    # finishing in its own time plus at most one of A's skbs. One band: it
+    # shares the link with A (fair leaf), nearly twice as long.
+    a_only = 40_000_000
+    opts = dict(leaf="fair", first=1000, later=1000, window=1000)
+    _, b = run(sim, [(0.0, a_only), (1.0, 1_000_000)], las="0.5,1", **opts)
+    assert b == pytest.approx(1_000_000 / R, abs=2 * 1000 / R)
+    _, b1 = run(sim, [(0.0, a_only), (1.0, 1_000_000)], **opts)
+    assert b1 > 1.9 * 1_000_000 / R
+
+
+def test_las_rule_floor_before_any_flow(sim):
+    # no active flow yet: the thresholds are the floor ladder (16 KiB, then
+    # the next bucket up), so a flow's first 16 KiB are in band 0
+    pkt = 1000 / R
+    opts = dict(leaf="fifo", first=1000, later=1000, window=1000)
+    a, b = run(sim, [(0.0, 1_000_000), (0.002 + pkt / 4, 16000)], las="10,2", **opts)
+    # B (16 KB < 16 KiB) in band 0 throughout; A (25 KB sent) below it, in
+    # band 2 (>= 20 KiB): B waits only for A's packet on the wire
+    assert b == pytest.approx(3 * pkt / 4 + 16 * pkt, abs=EPS)
+
+
+def test_band_study_table_regenerates(tmp_path):
+    import band_study
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "bands")
+    for f in ("results.tsv",):
+        with open(os.path.join(src, f)) as i, open(tmp_path / f, "w") as o:
+            o.write(i.read())
+    band_study.write_table(str(tmp_path))
+    with open(os.path.join(src, "table.md")) as a, open(tmp_path / "table.md") as b:
+        assert a.read() == b.read()

@@ -25,6 +25,14 @@
  *   first=B [14600] later=B [64240] window=B [131072]
  *   trace=t:s,t:s,...   explicit arrivals (time s, size bytes): all measured
  *   sample=N           print N sizes (one per line), no simulation
+ *   drr=Q0,Q1,...      the bands share the link by deficit round robin with
+ *                      these quanta (bytes, one per band, as ETS's) instead
+ *                      of strict priority; quantum 0: a strict band, before
+ *                      every DRR band (ETS's `strict N`: a prefix of zeros)
+ *   las=PERIOD,N       thresholds from the live flows instead of thr=: every
+ *                      PERIOD s, N thresholds from the bytes the active
+ *                      flows have enqueued (srff_nf/auto.h's "las" rule,
+ *                      its bucket layout, floor and decay), installed at once
  *   small=B [100000] big=B [1000000]  bins: < small, [small, big), >= big
  */
 #include <math.h>
@@ -54,6 +62,10 @@ struct job {
 	double small, big;
 	int ntrace;
 	double tt[MAX_TRACE], ts[MAX_TRACE];
+	double las_period;
+	int las_n;
+	int ndrr;
+	double drr[MAX_BANDS];
 };
 
 /* xoshiro256** seeded by splitmix64: the same stream on every machine. */
@@ -255,6 +267,46 @@ static void flow_fill(long fi)
 	}
 }
 
+/* The band to send from next: the highest non-empty one, or by DRR. */
+static double deficit[MAX_BANDS];
+static int drr_cur, drr_turn;
+
+static int band_next(void)
+{
+	int b = 0, nb = J.ndrr ? J.ndrr : J.nthr + 1;
+
+	if (!J.ndrr) {
+		while (b < nb && !bands[b].n)
+			b++;
+		return b < nb ? b : -1;
+	}
+	for (b = 0; b < nb && !J.drr[b]; b++)	/* the strict bands first */
+		if (bands[b].n)
+			return b;
+	for (b = 0; b < nb && !bands[b].n; b++)
+		;
+	if (b == nb)
+		return -1;
+	for (;;) {
+		struct heap *h = &bands[drr_cur];
+
+		if (h->n && J.drr[drr_cur] > 0) {
+			if (drr_turn) {		/* a new turn: one more quantum */
+				deficit[drr_cur] += J.drr[drr_cur];
+				drr_turn = 0;
+			}
+			if (deficit[drr_cur] >= h->a[0].len) {
+				deficit[drr_cur] -= h->a[0].len;
+				return drr_cur;
+			}
+		} else {
+			deficit[drr_cur] = 0;	/* an empty band keeps nothing */
+		}
+		drr_cur = (drr_cur + 1) % nb;
+		drr_turn = 1;
+	}
+}
+
 static double next_arrival_time;
 static double lambda;
 
@@ -362,6 +414,70 @@ static void report(void)
 	free(ssd);
 }
 
+
+/* srff_nf/sizes.h's buckets and auto.h's "las" rule, in doubles. */
+#define LAS_BUCKETS	128
+#define LAS_FLOOR	16384.0
+#define LAS_SHIFT	8
+
+static int las_bucket(double bytes)
+{
+	uint64_t u = (uint64_t)bytes >> 8;
+	int msb, b;
+
+	if (u < 4)
+		return u;
+	msb = 63 - __builtin_clzll(u);
+	b = ((msb - 1) << 2) | ((u >> (msb - 2)) & 3);
+	return b < LAS_BUCKETS - 1 ? b : LAS_BUCKETS - 1;
+}
+
+static double las_low(int b)
+{
+	if (b < 4)
+		return (double)b * 256;
+	int msb = (b >> 2) + 1, sub = b & 3;
+
+	return ldexp(4 | sub, msb - 2) * 256;
+}
+
+static uint64_t las_hist[LAS_BUCKETS];	/* decayed, << LAS_SHIFT */
+static double las_next;
+static long las_first;			/* flows before it are all done */
+
+static void las_step(double now)
+{
+	uint64_t live[LAS_BUCKETS] = { 0 }, n = 0, cum, need;
+	double t[MAX_BANDS];
+	int b, k;
+
+	while (las_first < nflows && F[las_first].done >= F[las_first].size)
+		las_first++;
+	for (long i = las_first; i < nflows; i++)
+		if (F[i].done < F[i].size)
+			live[las_bucket(F[i].enq)]++;
+	for (b = 0; b < LAS_BUCKETS; b++) {
+		las_hist[b] -= las_hist[b] >> 1;
+		las_hist[b] += live[b] << LAS_SHIFT;
+		n += las_hist[b];
+	}
+	las_next = now + J.las_period;
+	if (!n)
+		return;
+	for (k = 0, b = 0, cum = 0; k < J.las_n; k++) {
+		need = n * (k + 1) / (J.las_n + 1);
+		while (b < LAS_BUCKETS - 1 && cum + las_hist[b] <= need)
+			cum += las_hist[b++];
+		t[k] = las_low(b);
+		if (!k && t[k] < LAS_FLOOR)
+			t[k] = LAS_FLOOR;
+		if (k && t[k] <= t[k - 1])
+			t[k] = las_low(las_bucket(t[k - 1]) + 1);
+	}
+	memcpy(J.thr, t, sizeof(t[0]) * J.las_n);
+	J.nthr = J.las_n;
+}
+
 static void simulate(void)
 {
 	long first_meas = J.ntrace ? 0 : J.warm;
@@ -376,8 +492,19 @@ static void simulate(void)
 	for (int b = 0; b < MAX_BANDS; b++) {
 		bands[b].n = 0;
 		vtime[b] = 0;
+		deficit[b] = 0;
 	}
+	drr_cur = 0;
+	drr_turn = 1;
 	rng_seed(J.seed);
+	memset(las_hist, 0, sizeof(las_hist));
+	las_first = 0;
+	las_next = J.las_period;
+	if (J.las_n) {			/* before any flow: the floor ladder */
+		J.nthr = J.las_n;
+		for (int k = 0; k < J.las_n; k++)
+			J.thr[k] = k ? las_low(las_bucket(J.thr[k - 1]) + 1) : LAS_FLOOR;
+	}
 	lambda = J.load * J.rate / size_mean(&J);
 	fct = calloc(nmeas, sizeof(double));
 	fsize = calloc(nmeas, sizeof(double));
@@ -385,6 +512,16 @@ static void simulate(void)
 	next_arrival_time = J.ntrace ? J.tt[0] : -log(1 - rng_u()) / lambda;
 
 	while (done_meas < nmeas) {
+		int queued = 0;
+
+		for (int b = 0; b < MAX_BANDS && !queued; b++)
+			queued = bands[b].n > 0;
+		if (J.las_n && las_next <= next_arrival_time &&
+		    (busy ? las_next <= tx_end : !queued)) {
+			now = las_next;
+			las_step(now);
+			continue;
+		}
 		if (busy && tx_end <= next_arrival_time) {
 			struct flow *f = &F[cur.flow];
 
@@ -405,11 +542,9 @@ static void simulate(void)
 			}
 			continue;
 		}
-		int b = 0;
+		if (!busy && queued && next_arrival_time > now) {
+			int b = band_next();
 
-		while (b <= J.nthr && !bands[b].n)
-			b++;
-		if (!busy && b <= J.nthr && next_arrival_time > now) {
 			cur = heap_pop(&bands[b]);
 			F[cur.flow].nq[b]--;
 			if (J.leaf == LEAF_FAIR || J.leaf == LEAF_FQ)
@@ -492,6 +627,19 @@ static int parse_job(char *line)
 			J.meas = atol(v);
 		} else if (!strcmp(w, "sample")) {
 			J.sample = atol(v);
+		} else if (!strcmp(w, "drr")) {
+			parse_list(v, J.drr, &J.ndrr, MAX_BANDS);
+			for (int b = 0; b < J.ndrr; b++)
+				if (!(J.drr[b] >= 0) || (b && !J.drr[b] &&
+							 J.drr[b - 1] > 0))
+					goto bad;	/* zeros: a prefix */
+			if (J.ndrr && !J.drr[J.ndrr - 1])
+				goto bad;		/* one DRR band at least */
+		} else if (!strcmp(w, "las")) {
+			if (sscanf(v, "%lf,%d", &J.las_period, &J.las_n) != 2 ||
+			    J.las_period <= 0 || J.las_n < 1 ||
+			    J.las_n > MAX_BANDS - 1)
+				goto bad;
 		} else if (!strcmp(w, "thr")) {
 			parse_list(v, J.thr, &J.nthr, MAX_BANDS - 1);
 		} else if (!strcmp(w, "leaf")) {
@@ -525,8 +673,10 @@ static int parse_job(char *line)
 			goto bad;
 		}
 	}
-	if (J.leaf == LEAF_SRPT && J.nthr)
+	if (J.leaf == LEAF_SRPT && (J.nthr || J.las_n || J.ndrr))
 		goto bad;
+	if (J.ndrr && J.ndrr != (J.las_n ? J.las_n : J.nthr) + 1)
+		goto bad;		/* a quantum per band */
 	if (!J.ntrace && !J.pareto && J.ncdf < 2)
 		goto bad;
 	return 0;
