@@ -357,12 +357,20 @@ out=$(q revert v0 2>&1); rc=$?
 check "revert that comes back different: exit 1 ($rc), says what differs" has "$rc $out" "1 " \
 	"saved: qdisc tbf 5: root rate 7Mbit burst 20Kb lat 50ms" "now:   qdisc tbf 5: root rate 7Mbit burst 20Kb lat 51ms"
 
-# Nothing saved: the root is deleted, and it says so.
+# Nothing saved (never installed, or a refused install): the tree is not
+# srff-qdisc's, left as it is; --force deletes the root.
 reset
 tree a "$A_Q" "$A_C"
 out=$(q revert v0 2>&1); rc=$?
 check "revert with nothing saved: exit 0 ($rc), says so" grep -q "nothing saved for v0" <<<"$out"
+same "  and changes nothing" "" "$(log)"
+reset
+tree a "$A_Q" "$A_C"
+out=$(q --force revert v0 2>&1); rc=$?
+check "revert --force with nothing saved: exit 0 ($rc), says so" grep -q "nothing saved for v0.*--force" <<<"$out"
 same "  and deletes the root qdisc" "qdisc del dev v0 root" "$(log)"
+same "  --dry-run --force: the delete, printed" "tc qdisc del dev v0 root" \
+	"$(reset; tree a "$A_Q" "$A_C"; q --dry-run --force revert v0 2>/dev/null)"
 
 # A save by the older srff-qdisc ($STATE/qdisc-NS-DEV, the root line).
 reset

@@ -109,6 +109,8 @@ rollback)
 	check "  it says it rolled back" has "$LAST_OUT" "rolled back"
 	same_tree "  m0's tree exactly as before: mq 1: with fq_codel 30: on queue 2" m0 "$before"
 	check "  nothing saved" sh -c "! test -e '$SRFF_QDISC_STATE/qdisc/netns:$NS/m0'"
+	expect_rc 0 "revert after the refusal" q revert m0
+	same_tree "  mq left as it was (not noqueue)" m0 "$before"
 	;;
 
 revert)
@@ -164,10 +166,15 @@ revert)
 		log "no sch_mqprio in this kernel: the mqprio tree left out"
 	fi
 
-	# Nothing saved: the root is deleted, and that is said.
+	# Nothing saved: not srff-qdisc's tree, left alone; --force deletes
+	# the root. Both say so.
 	operator_tbf v0
+	before=$(tree v0)
 	expect_rc 0 "revert with nothing saved" q revert v0
 	check "  says so" has "$LAST_OUT" "nothing saved for v0"
+	same_tree "  the operator's tree left as it was" v0 "$before"
+	expect_rc 0 "revert --force with nothing saved" q --force revert v0
+	check "  says so" has "$LAST_OUT" "nothing saved for v0" "--force"
 	check "  the root deleted: veth's noqueue is back" \
 		sh -c "tc -n $NS qdisc show dev v0 root | grep -q '^qdisc noqueue 0: root'"
 	;;
@@ -212,6 +219,8 @@ mq)
 	check "  and what instead: mqprio, mq, --force" has "$LAST_OUT" "install mqprio m0" "install mq m0" "--force"
 	same_tree "  nothing changed" m0 "$before"
 	check "  nothing saved" sh -c "! test -e '$SRFF_QDISC_STATE/qdisc/netns:$NS/m0'"
+	expect_rc 0 "revert after the refusal" q revert m0
+	same_tree "  mq left as it was (not noqueue)" m0 "$before"
 	expect_rc 0 "the mq setup over mq: allowed" q install mq m0
 	q revert m0 >/dev/null
 	expect_rc 0 "--force: prio-fq over mq installed" q --force install prio-fq m0
