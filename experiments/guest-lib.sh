@@ -25,6 +25,11 @@
 #                        priorities 6/0/2), with SETTINGs on the same
 #                        srffctl set: seven thresholds 8 times apart from
 #                        16 KB, then learnt (auto keeps their number)
+#   srff_sixteen_bands CTL NS [SETTING...]
+#                        srff in NS steering 16 bands by class id (10:1 to
+#                        10:16), with SETTINGs on the same srffctl set:
+#                        fifteen thresholds fixed, twice apart from 16 KiB
+#                        to 256 MiB (experiments/band_study.py's ladder)
 
 rotate() {
 	local k=$1; shift
@@ -76,4 +81,11 @@ srff_eight_bands() {
 	shift 2
 	"$ctl" -n "$ns" set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10: "$@" &&
 		"$ctl" -n "$ns" set thresholds auto
+}
+
+srff_sixteen_bands() {
+	local ctl=$1 ns=$2 k t=''
+	shift 2
+	for ((k = 0; k < 15; k++)); do t+=${t:+,}$((16384 << k)); done
+	"$ctl" -n "$ns" set thresholds "$t" classid 10: "$@"
 }

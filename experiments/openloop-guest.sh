@@ -70,6 +70,10 @@
 #                 srff-prio-fq+idle-reset=25ms, the time a kept-alive
 #                 connection must be idle before its next response starts
 #                 in band 0 again
+#   srff-prio-fq-16, srff-ets-16  srff with 16 bands (fixed thresholds
+#                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
+#                 + prio (strict) or ETS with 16 bands of fq_codel; not among
+#                 the defaults
 #   srff-fq-bands srff over tbf + sch_fq with its 3 bands (9:3:1 weighted
 #                 round robin, per-flow fairness inside each): Linux 6.7+
 #                 (SRFF_KERNEL_SERIES=6.12 experiments/openloop.sh), with
@@ -121,7 +125,7 @@ downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-ets"} ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
-. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_eight_bands
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
@@ -315,6 +319,8 @@ policy_on() {
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
+	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
+	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-fq-bands)
 		[ $fq_bands = 1 ] || { say "srff-fq-bands needs Linux 6.7+ and SRFF_NEWTC_DIR ($(uname -r))"; exit 2; }
 		setup fq-bands; srff_active ;;

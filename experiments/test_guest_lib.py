@@ -103,6 +103,21 @@ def test_srff_eight_bands(tmp_path):
         "-n SRV set thresholds 16k,128k,1m,8m,64m,512m,4g classid 10:"]
 
 
+def test_srff_sixteen_bands(tmp_path):
+    """Fifteen thresholds twice apart from 16 KiB, by class id, with the
+    extra settings, in one srffctl set: the ladder band_study.py simulates."""
+    import band_study
+    log = tmp_path / "log"
+    ctl = tmp_path / "srffctl"
+    ctl.write_text('#!/bin/sh\necho "$*" >>"$LOG"\n')
+    ctl.chmod(0o755)
+    r = bash(f'srff_sixteen_bands "{ctl}" SRV app-priority override', {"LOG": str(log)})
+    assert r.returncode == 0, r.stderr
+    ladder = ",".join(str(t) for t in band_study.ladder(15))
+    assert log.read_text().splitlines() == [
+        f"-n SRV set thresholds {ladder} classid 10: app-priority override"]
+
+
 def test_shuffle_is_a_permutation_fixed_by_its_seed():
     pol = "fifo fq_codel fq cake nft srff-ets srff-ets-fixed srff-ets-8".split()
     a = bash("shuffle 1234 " + " ".join(pol)).stdout.split()
