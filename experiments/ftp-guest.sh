@@ -41,6 +41,12 @@
 #                 band 0 strict, bands 1 and 2 share 3:1)
 #   srff-8        learnt thresholds for 8 bands, over shaped-ets with 8
 #                 bands, steered by class id (10:1..10:8)
+#   srff-16       16 bands, fixed thresholds twice apart from 16 KiB to 256
+#                 MiB (the ladder of experiments/band_study.py), by class
+#                 id, over shaped-prio-fq with 16 bands: strict priority,
+#                 fq_codel in every band
+#   srff-16-ets   the same over shaped-ets with 16 bands (band 0 strict,
+#                 the others DRR, adjacent quanta about 1.37:1)
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
 # bottleneck), warmup.srff.json (stats after the warm-up), params.json,
@@ -68,7 +74,7 @@ say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since
 
 for p in $POLICIES; do
 	case $p in
-	alone|unmarked|fq_codel|srff-orig|srff|srff-8) ;;
+	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-16|srff-16-ets) ;;
 	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
 	esac
 done
@@ -166,6 +172,11 @@ policy_on() {
 	srff-8)
 		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
+	srff-16|srff-16-ets)
+		setup=shaped-prio-fq
+		[ "$1" = srff-16 ] || setup=shaped-ets
+		ip netns exec "$SRV" "$Q" install "$setup" s0 "$RATE" 16 >/dev/null
+		srff_sixteen_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	esac
 }
 
@@ -208,7 +219,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--seed order="$SEED" --set burn_in="$BURNIN" >/dev/null
 
 . "$TOP/experiments/capture.sh"
-. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_eight_bands
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"
