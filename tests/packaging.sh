@@ -221,7 +221,8 @@ check "srff-qdisc@.service: bound to and after its device" eval \
 	 unit_has srff-qdisc@.service "WantedBy=sys-subsystem-net-devices-%i.device"'
 check "srff-qdisc@.service: installs \$SETUP from /etc/srff/qdisc/%I.conf, reverts on stop" eval \
 	'unit_has srff-qdisc@.service "EnvironmentFile=-/etc/srff/qdisc/%I.conf" &&
-	 unit_has srff-qdisc@.service "ExecStart=/usr/sbin/srff-qdisc install \\\$\{SETUP\} %I \\\$ARGS" &&
+	 unit_has srff-qdisc@.service "ExecStart=/usr/sbin/srff-qdisc install \\\$SETUP %I \\\$ARGS" &&
+	 unit_has srff-qdisc@.service "Environment=SETUP= ARGS=" &&
 	 unit_has srff-qdisc@.service "ExecStop=-/usr/sbin/srff-qdisc revert %I"'
 if command -v systemd-analyze >/dev/null; then
 	# The packages' files as the root, and the system's commands the units

@@ -111,7 +111,7 @@ verdict cake qdisc fail "srffctl set classid 8001:"
 
 scene '[{"kind":"fq_codel","handle":"0:","root":true,"options":{}}]'
 verdict fq_codel qdisc fail "root fq_codel 0: picks no band by skb->priority"
-verdict fq_codel qdisc fail "install ets eth9"
+verdict fq_codel qdisc fail "install eth9 (it picks ets: one TX queue"
 
 scene '[{"kind":"weird","handle":"1:","root":true,"options":{}}]'
 verdict "an unknown kind" qdisc warn "does not know whether it picks a band"

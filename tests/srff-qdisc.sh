@@ -196,6 +196,27 @@ tc qdisc replace dev v0 parent 1:1 handle 10: fq_codel" "$(dry shaped-fq v0 20mb
 same "dry run mqprio on 4 TX queues: queues 1@0 1@1 2@2" \
 	"tc qdisc replace dev m0 root handle 1: mqprio num_tc 3 map $MAP queues 1@0 1@1 2@2 hw 0" \
 	"$(dry mqprio m0 | head -n1)"
+# mq: on each TX queue what ets gives one queue, its own handles.
+want="tc qdisc replace dev m0 root handle 1: mq"
+for i in 1 2 3 4; do
+	want+=$'\n'"tc qdisc replace dev m0 parent 1:$i handle 1$i: ets bands 3 strict 1 quanta 4542 1514 priomap $MAP"
+	for b in 1 2 3; do
+		want+=$'\n'"tc qdisc replace dev m0 parent 1$i:$b handle 10$((i - 1))$b: fq_codel"
+	done
+done
+same "dry run mq on 4 TX queues: an ets 11:-14: and 3 fq_codel leaves on each" "$want" "$(dry mq m0)"
+same "  with 5 bands: the identity priomap, 4 quanta" \
+	"tc qdisc replace dev m0 parent 1:1 handle 11: ets bands 5 strict 1 quanta 40878 13626 4542 1514 priomap 0 1 2 3 4 4 4 4 4 4 4 4 4 4 4 4" \
+	"$(dry mq m0 5 | sed -n 2p)"
+# install DEV: the recommended setup for DEV, said.
+out=$(q --dry-run install m0 2>&1)
+same "install m0 (4 TX queues) is install mq m0" "$(dry mq m0)" "$(grep '^tc ' <<<"$out")"
+check "  and says why" has "$out" "m0 has 4 TX queues: installing mq"
+out=$(q --dry-run install v0 2>&1)
+same "install v0 (one TX queue) is install ets v0" "$(dry ets v0)" "$(grep '^tc ' <<<"$out")"
+check "  and says why" has "$out" "v0 has one TX queue: installing ets"
+out=$(q install nosuchdev 2>&1); rc=$?
+check "install NAME that is neither a setup nor a device: usage error, exit 2 ($rc)" test "$rc" = 2
 check "dry run changes nothing: no tc command run, no state" test ! -s "$T/log" -a ! -e "$T/state/qdisc"
 out=$(q --dry-run install mqprio v0 2>&1); rc=$?
 check "mqprio on one TX queue: exit 3 ($rc)" test "$rc" = 3

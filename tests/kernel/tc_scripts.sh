@@ -91,7 +91,12 @@ for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "s
 		check "  mqprio: 3 traffic classes on queues 1, 2 and 3-4" sh -c "tc -n $NS qdisc show dev v0 root | tr -s ' \n' '  ' | grep -q 'mqprio 1: root .*tc 3 map 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 queues:(0:0) (1:1) (2:3)'"
 		check "  an fq_codel on each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 20[1-4]: parent 1:[1-4] ')" = 4
 		;;
-	mq*) check "  a prio for each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc prio')" = 4 ;;
+	mq*)
+		n=${setup#mq}; n=${n:-3}; n=${n# }
+		check "  an ets $n bands on each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c "^qdisc ets 1[1-4]: parent 1:[1-4] bands $n strict 1 ")" = 4
+		check "  and an fq_codel in each band of each: $((4 * n))" \
+			test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f][0-9a-f]: parent 1[1-4]:')" = $((4 * n))
+		;;
 	esac
 	run q revert v0 >/dev/null || fail "revert $setup"
 	check "  revert restores $orig" test "$(root)" = "$orig"
@@ -104,7 +109,7 @@ done
 fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
 for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
 	"shaped 30mbit:tbf/prio" "shaped-fq 30mbit:tbf/fq_codel" "shaped-ets 30mbit 3:tbf/ets" \
-	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/prio" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
+	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/ets" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
 	"prio:prio"; do
 	setup=${step%%:*}
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
