@@ -10,9 +10,11 @@ candidate of POLICIES, on the three-file FTP trace (F3, F2, F1 two seconds
 apart at 50 Mbit/s: the seed's experiment) and on the web mixes at 60 and
 80 % load (100 Mbit/s), through experiments/threshold_sim.c (its header has
 the model: one bottleneck, skbs as TSQ sends them, fq_codel-like leaves).
-A policy is thresholds (fixed, or the live-table rule `las`: every PERIOD
-the quantiles of the bytes the active flows have sent, as srff_nf/auto.h
-would compute them) and an order between the bands (strict priority, or
+Besides FCTs: the >= 1 MB flows' longest stall (what strict order costs
+the largest; the guest's bulk download measures the same). A policy is
+thresholds (fixed, or the live-table rule `las`, a candidate srff_nf/
+auto.h does not have: every PERIOD the quantiles of the bytes the active
+flows have sent, at srff's bucket bounds) and an order between the bands (strict priority, or
 ETS: band 0 strict, DRR quanta for the others, as srff-qdisc sets them).
 
 Writes DIR/results.tsv (one row per policy and workload, mean over the
@@ -133,11 +135,13 @@ def main():
             out.append(dict(policy=p, workload="ftp", load="-", f1_x_alone=f[2] / alone,
                             f2_s=f[1], f3_s=f[0]))
             continue
-        m = [ts.flatten(r) for r in rs]
+        m = [dict(ts.flatten(r), stall_big_max=r["stall_big_max_ms"],
+                  stall_big_mean=r["stall_big_mean_ms"]) for r in rs]
         avg = {k: sum(x[k] for x in m) / len(m) for k in m[0]}
         out.append(dict(policy=p, workload=w[0], load=w[1], **avg))
     with open(os.path.join(args.out, "results.tsv"), "w") as f:
-        cols = ["policy", "workload", "load", "f1_x_alone", "f2_s", "f3_s"] + list(ts.METRICS)
+        cols = (["policy", "workload", "load", "f1_x_alone", "f2_s", "f3_s"] + list(ts.METRICS) +
+                ["stall_big_max", "stall_big_mean"])
         f.write("\t".join(cols) + "\n")
         for r in out:
             f.write("\t".join(ts.fmt(r.get(c, "-")) for c in cols) + "\n")
@@ -166,16 +170,20 @@ def write_table(d):
          "FTP: F1's time over F1 alone on the idle link (1.00 is ideal). Web: mean FCT",
          "over fq's (one band, fq_codel-like) for < 100 KB, 100 KB-1 MB, >= 1 MB, and",
          "p99 of < 100 KB; the worst ratio over " +
-         ", ".join(f"{w} {l}" for w, l in webs) + ".", "",
-         "| policy | FTP F1/alone | < 100 KB | 100 KB-1 MB | >= 1 MB | p99 < 100 KB |",
-         "|---|---|---|---|---|---|"]
+         ", ".join(f"{w} {l}" for w, l in webs) + ".",
+         "Stall: the longest a >= 1 MB flow waited with an skb queued and none sent",
+         "(seconds, the worst cell; mean over seeds of each run's longest).", "",
+         "| policy | FTP F1/alone | < 100 KB | 100 KB-1 MB | >= 1 MB | p99 < 100 KB | stall >= 1 MB (s) |",
+         "|---|---|---|---|---|---|---|"]
     for p in pols:
         f1 = float(by[(p, "ftp", "-")]["f1_x_alone"])
         worst = []
         for m in ("fct_small", "fct_mid", "fct_big", "p99_small_fct"):
             worst.append(max(float(by[(p, w, l)][m]) / float(by[("fq", w, l)][m])
                              for w, l in webs))
-        L.append(f"| {p} | {f1:.2f} | " + " | ".join(f"{x:.2f}" for x in worst) + " |")
+        stall = max(float(by[(p, w, l)]["stall_big_max"]) for w, l in webs) / 1e3
+        L.append(f"| {p} | {f1:.2f} | " + " | ".join(f"{x:.2f}" for x in worst) +
+                 f" | {stall:.2f} |")
     with open(os.path.join(d, "table.md"), "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -258,3 +258,17 @@ def test_band_study_table_regenerates(tmp_path):
     band_study.write_table(str(tmp_path))
     with open(os.path.join(src, "table.md")) as a, open(tmp_path / "table.md") as b:
         assert a.read() == b.read()
+
+
+def test_stall_of_a_large_flow(sim):
+    # A (2 MB, >= big) past the 600 KB threshold when B (500 KB, below it
+    # throughout) arrives: strict priority sends all of B before A's next
+    # packet, so A's longest wait is B's 500 packets and the one on the
+    # wire; in one fair band, about a packet.
+    pkt = 1000 / R
+    trace = "trace=0.0:2000000,0.1:500000"
+    base = f"rate={R} first=1000 later=1000 window=1000 {trace}"
+    strict, fair = T.run_jobs(sim, [f"{base} leaf=fair thr=600000", f"{base} leaf=fair"])
+    assert strict["stall_big_max_ms"] == pytest.approx(1e3 * 501 * pkt, abs=1e3 * pkt)
+    assert strict["stall_big_mean_ms"] == strict["stall_big_max_ms"]   # one large flow
+    assert fair["stall_big_max_ms"] <= 1e3 * 2 * pkt + 1e-6

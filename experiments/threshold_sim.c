@@ -31,9 +31,13 @@
  *                      every DRR band (ETS's `strict N`: a prefix of zeros)
  *   las=PERIOD,N       thresholds from the live flows instead of thr=: every
  *                      PERIOD s, N thresholds from the bytes the active
- *                      flows have enqueued (srff_nf/auto.h's "las" rule,
- *                      its bucket layout, floor and decay), installed at once
+ *                      flows have enqueued (a candidate rule, not in
+ *                      srff_nf/auto.h: srff's bucket layout and 16 KiB
+ *                      floor, halved each period), installed at once
  *   small=B [100000] big=B [1000000]  bins: < small, [small, big), >= big
+ * Besides FCTs it reports the flows >= big's stalls: the longest time one
+ * waited with an skb queued and none sent (stall_big_max_ms), and the mean
+ * of each one's longest (stall_big_mean_ms).
  */
 #include <math.h>
 #include <stdint.h>
@@ -200,6 +204,7 @@ static struct skb heap_pop(struct heap *h)
 struct flow {
 	double size, enq, done, queued;	/* bytes */
 	double arrival;
+	double last_srv, max_gap;	/* its latest skb sent; longest wait */
 	double last_f;			/* SCFQ finish tag in band last_band */
 	int last_band;
 	int nq[MAX_BANDS];		/* skbs queued per band */
@@ -211,7 +216,7 @@ static long nflows, capflows;
 static struct heap bands[MAX_BANDS];
 static double vtime[MAX_BANDS];
 static uint64_t seq;
-static double *fct, *fsize;
+static double *fct, *fsize, *fgap;
 static long nmeasured;
 
 static int band_of(double sent)
@@ -405,6 +410,19 @@ static void report(void)
 	}
 	pnum("], \"p99_small_fct_ms\": ", "%.6g", 1e3 * pct(sfct, ns, 0.99));
 	pnum(", \"p99_small_sd\": ", "%.6g", pct(ssd, ns, 0.99));
+	{	/* the large flows' stalls: how long one waited without service */
+		double mx = 0, sum = 0;
+		long nb = 0;
+
+		for (long i = 0; i < nmeasured; i++)
+			if (fsize[i] >= J.big) {
+				mx = fgap[i] > mx ? fgap[i] : mx;
+				sum += fgap[i];
+				nb++;
+			}
+		pnum(", \"stall_big_max_ms\": ", "%.6g", nb ? 1e3 * mx : NAN);
+		pnum(", \"stall_big_mean_ms\": ", "%.6g", nb ? 1e3 * sum / nb : NAN);
+	}
 	printf(", \"fct\": [");
 	if (J.ntrace)
 		for (long i = 0; i < nmeasured; i++)
@@ -508,6 +526,7 @@ static void simulate(void)
 	lambda = J.load * J.rate / size_mean(&J);
 	fct = calloc(nmeas, sizeof(double));
 	fsize = calloc(nmeas, sizeof(double));
+	fgap = calloc(nmeas, sizeof(double));
 	nmeasured = nmeas;
 	next_arrival_time = J.ntrace ? J.tt[0] : -log(1 - rng_u()) / lambda;
 
@@ -535,6 +554,7 @@ static void simulate(void)
 				if (i >= 0 && i < nmeas) {
 					fct[i] = now - f->arrival;
 					fsize[i] = f->size;
+					fgap[i] = f->max_gap;
 					done_meas++;
 				}
 			} else {
@@ -546,6 +566,14 @@ static void simulate(void)
 			int b = band_next();
 
 			cur = heap_pop(&bands[b]);
+			{	/* a flow always has an skb queued: a wait is a stall */
+				struct flow *f = &F[cur.flow];
+				double since = f->last_srv > 0 ? f->last_srv : f->arrival;
+
+				if (now - since > f->max_gap)
+					f->max_gap = now - since;
+				f->last_srv = now;
+			}
 			F[cur.flow].nq[b]--;
 			if (J.leaf == LEAF_FAIR || J.leaf == LEAF_FQ)
 				if (cur.key >= 0)
@@ -564,6 +592,7 @@ static void simulate(void)
 	report();
 	free(fct);
 	free(fsize);
+	free(fgap);
 }
 
 static void parse_list(const char *s, double *out, int *n, int max)
