@@ -42,7 +42,8 @@ MTU = 1514
 
 def ets(n, ratio=3, cap=81):
     """srff-qdisc's ets_quanta: band 0 strict, band N-1 one MTU, ratio r
-    between adjacent DRR bands, capped so band 1 gets at most cap MTUs."""
+    between adjacent DRR bands, capped so band 1 gets at most cap MTUs
+    (srff-qdisc's cap is 81; the -r2 and -r3 policies lift it)."""
     r = ratio
     if n > 2 and cap ** (1 / (n - 2)) < r:
         r = cap ** (1 / (n - 2))
@@ -66,6 +67,8 @@ POLICIES = {
     "geo8-ets": (geo8(), ets(8)),
     "ladder16-strict": (ladder(15), "strict"),
     "ladder16-ets": (ladder(15), ets(16)),
+    "ladder16-ets-r2": (ladder(15), ets(16, ratio=2, cap=1e4)),
+    "ladder16-ets-r3": (ladder(15), ets(16, ratio=3, cap=1e6)),
     "las3-ets": (("las", 2.5, 2), ets(3)),
     "las3-ets-1s": (("las", 1.0, 2), ets(3)),
     "las3-strict": (("las", 2.5, 2), "strict"),
