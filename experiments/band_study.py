@@ -15,7 +15,9 @@ the largest; the guest's bulk download measures the same). A policy is
 thresholds (fixed, or the live-table rule `las`, a candidate srff_nf/
 auto.h does not have: every PERIOD the quantiles of the bytes the active
 flows have sent, at srff's bucket bounds) and an order between the bands (strict priority, or
-ETS: band 0 strict, DRR quanta for the others, as srff-qdisc sets them).
+ETS: band 0 strict, DRR quanta for the others, as srff-qdisc sets them, or
+strict with an assured rate per band, as HTB classes with prio would give:
+`ladder16-htb`, 10 % of the link split over the 16 bands).
 
 Writes DIR/results.tsv (one row per policy and workload, mean over the
 seeds) and DIR/table.md. Default DIR: experiments/results/bands.
@@ -69,6 +71,7 @@ POLICIES = {
     "ladder16-ets": (ladder(15), ets(16)),
     "ladder16-ets-r2": (ladder(15), ets(16, ratio=2, cap=1e4)),
     "ladder16-ets-r3": (ladder(15), ets(16, ratio=3, cap=1e6)),
+    "ladder16-htb": (ladder(15), ("assured", 0.1)),
     "las3-ets": (("las", 2.5, 2), ets(3)),
     "las3-ets-1s": (("las", 1.0, 2), ets(3)),
     "las3-strict": (("las", 2.5, 2), "strict"),
@@ -93,7 +96,10 @@ def job(policy, workload, seed, meas):
         p += f" las={thr[1]},{thr[2]}"
     elif thr:
         p += " thr=" + ",".join(str(t) for t in thr)
-    if order != "strict":
+    if order != "strict" and order[0] == "assured":   # a share of the link, split evenly
+        rate = FTP_RATE if workload == "ftp" else ts.RATE
+        p += " assured=" + ",".join([f"{order[1] * rate / (len(thr) + 1):.6g}"] * (len(thr) + 1))
+    elif order != "strict":
         p += " drr=" + ",".join(str(q) for q in order)
     return w + p
 

@@ -272,3 +272,16 @@ def test_stall_of_a_large_flow(sim):
     assert strict["stall_big_max_ms"] == pytest.approx(1e3 * 501 * pkt, abs=1e3 * pkt)
     assert strict["stall_big_mean_ms"] == strict["stall_big_max_ms"]   # one large flow
     assert fair["stall_big_max_ms"] <= 1e3 * 2 * pkt + 1e-6
+
+
+def test_assured_rate_serves_a_starved_band(sim):
+    # The same two flows: with band 1 assured a quarter of the link, A is
+    # sent between B's packets instead of after all of them; B still
+    # finishes first, a little later than under strict priority.
+    trace = "trace=0.0:2000000,0.1:500000"
+    base = f"rate={R} first=1000 later=1000 window=1000 {trace} leaf=fair thr=600000"
+    strict, assured = T.run_jobs(sim, [base, f"{base} assured=0,{R / 4}"])
+    assert assured["stall_big_max_ms"] < strict["stall_big_max_ms"] / 2
+    assert strict["fct"][1] < assured["fct"][1] < strict["fct"][1] * 1.5
+    bad = T.run_jobs(sim, [f"{base} assured={R / 4}"])[0]     # not one rate per band
+    assert bad == {"error": "bad job"}

@@ -29,6 +29,12 @@
  *                      these quanta (bytes, one per band, as ETS's) instead
  *                      of strict priority; quantum 0: a strict band, before
  *                      every DRR band (ETS's `strict N`: a prefix of zeros)
+ *   assured=R0,R1,...  strict priority, but a band still within its assured
+ *                      rate (bytes/s; tokens up to one 64 KB skb) goes
+ *                      first, highest first, and only then pays tokens:
+ *                      what it borrows beyond its rate costs it none (HTB
+ *                      classes with prio per band and a small rate each,
+ *                      under the shaper: htb_charge_class)
  *   las=PERIOD,N       thresholds from the live flows instead of thr=: every
  *                      PERIOD s, N thresholds from the bytes the active
  *                      flows have enqueued (a candidate rule, not in
@@ -70,6 +76,8 @@ struct job {
 	int las_n;
 	int ndrr;
 	double drr[MAX_BANDS];
+	int nassured;
+	double assured[MAX_BANDS];
 };
 
 /* xoshiro256** seeded by splitmix64: the same stream on every machine. */
@@ -275,11 +283,33 @@ static void flow_fill(long fi)
 /* The band to send from next: the highest non-empty one, or by DRR. */
 static double deficit[MAX_BANDS];
 static int drr_cur, drr_turn;
+static double tokens[MAX_BANDS], tokens_t;	/* assured=: bytes, as of */
+static int within_rate;		/* band_next's pick was within its rate */
+
+/* Every band's tokens brought to @now. */
+static void tokens_fill(double now)
+{
+	for (int b = 0; b < J.nassured; b++) {
+		tokens[b] += J.assured[b] * (now - tokens_t);
+		if (tokens[b] > 65536)
+			tokens[b] = 65536;
+	}
+	tokens_t = now;
+}
 
 static int band_next(void)
 {
 	int b = 0, nb = J.ndrr ? J.ndrr : J.nthr + 1;
 
+	within_rate = 0;
+	if (J.nassured) {	/* a band within its rate first, then strict */
+		for (b = 0; b < nb; b++)
+			if (bands[b].n && tokens[b] >= bands[b].a[0].len) {
+				within_rate = 1;
+				return b;
+			}
+		b = 0;
+	}
 	if (!J.ndrr) {
 		while (b < nb && !bands[b].n)
 			b++;
@@ -511,7 +541,9 @@ static void simulate(void)
 		bands[b].n = 0;
 		vtime[b] = 0;
 		deficit[b] = 0;
+		tokens[b] = 65536;
 	}
+	tokens_t = 0;
 	drr_cur = 0;
 	drr_turn = 1;
 	rng_seed(J.seed);
@@ -563,6 +595,8 @@ static void simulate(void)
 			continue;
 		}
 		if (!busy && queued && next_arrival_time > now) {
+			if (J.nassured)
+				tokens_fill(now);
 			int b = band_next();
 
 			cur = heap_pop(&bands[b]);
@@ -580,6 +614,8 @@ static void simulate(void)
 					vtime[b] = cur.key;
 			busy = 1;
 			tx_end = now + cur.len / J.rate;
+			if (within_rate)
+				tokens[b] -= cur.len;
 			continue;
 		}
 		if (!arrivals_left() || next_arrival_time == INFINITY) {
@@ -664,6 +700,11 @@ static int parse_job(char *line)
 					goto bad;	/* zeros: a prefix */
 			if (J.ndrr && !J.drr[J.ndrr - 1])
 				goto bad;		/* one DRR band at least */
+		} else if (!strcmp(w, "assured")) {
+			parse_list(v, J.assured, &J.nassured, MAX_BANDS);
+			for (int b = 0; b < J.nassured; b++)
+				if (!(J.assured[b] >= 0))
+					goto bad;
 		} else if (!strcmp(w, "las")) {
 			if (sscanf(v, "%lf,%d", &J.las_period, &J.las_n) != 2 ||
 			    J.las_period <= 0 || J.las_n < 1 ||
@@ -702,10 +743,13 @@ static int parse_job(char *line)
 			goto bad;
 		}
 	}
-	if (J.leaf == LEAF_SRPT && (J.nthr || J.las_n || J.ndrr))
+	if (J.leaf == LEAF_SRPT && (J.nthr || J.las_n || J.ndrr || J.nassured))
 		goto bad;
 	if (J.ndrr && J.ndrr != (J.las_n ? J.las_n : J.nthr) + 1)
 		goto bad;		/* a quantum per band */
+	if (J.nassured && (J.ndrr ||
+			   J.nassured != (J.las_n ? J.las_n : J.nthr) + 1))
+		goto bad;		/* a rate per band, over strict */
 	if (!J.ntrace && !J.pareto && J.ncdf < 2)
 		goto bad;
 	return 0;
