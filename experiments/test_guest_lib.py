@@ -84,13 +84,19 @@ def test_srff_learnt_srffctl_fails(fake):
     assert r.returncode != 0
 
 
-def test_srff_eight_bands(tmp_path):
-    """Seven thresholds by class id with the extra settings, then auto; a
-    refused first set stops there."""
+def logging_ctl(tmp_path):
+    """A srffctl that logs its arguments to $LOG, and fails when FAIL=1."""
     log = tmp_path / "log"
     ctl = tmp_path / "srffctl"
     ctl.write_text('#!/bin/sh\necho "$*" >>"$LOG"\n[ "$FAIL" != 1 ]\n')
     ctl.chmod(0o755)
+    return ctl, log
+
+
+def test_srff_eight_bands(tmp_path):
+    """Seven thresholds by class id with the extra settings, then auto; a
+    refused first set stops there."""
+    ctl, log = logging_ctl(tmp_path)
     r = bash(f'srff_eight_bands "{ctl}" SRV app-priority override', {"LOG": str(log)})
     assert r.returncode == 0, r.stderr
     assert log.read_text().splitlines() == [
@@ -107,10 +113,7 @@ def test_srff_sixteen_bands(tmp_path):
     """Fifteen thresholds twice apart from 16 KiB, by class id, with the
     extra settings, in one srffctl set: the ladder band_study.py simulates."""
     import band_study
-    log = tmp_path / "log"
-    ctl = tmp_path / "srffctl"
-    ctl.write_text('#!/bin/sh\necho "$*" >>"$LOG"\n')
-    ctl.chmod(0o755)
+    ctl, log = logging_ctl(tmp_path)
     r = bash(f'srff_sixteen_bands "{ctl}" SRV app-priority override', {"LOG": str(log)})
     assert r.returncode == 0, r.stderr
     ladder = ",".join(str(t) for t in band_study.ladder(15))

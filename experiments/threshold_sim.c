@@ -463,7 +463,8 @@ static void report(void)
 }
 
 
-/* srff_nf/sizes.h's buckets and auto.h's "las" rule, in doubles. */
+/* srff_nf/sizes.h's buckets, and the live-table rule (las=, a candidate
+ * that srff_nf/auto.h does not have), in doubles. */
 #define LAS_BUCKETS	128
 #define LAS_FLOOR	16384.0
 #define LAS_SHIFT	8
@@ -745,10 +746,11 @@ static int parse_job(char *line)
 	}
 	if (J.leaf == LEAF_SRPT && (J.nthr || J.las_n || J.ndrr || J.nassured))
 		goto bad;
-	if (J.ndrr && J.ndrr != (J.las_n ? J.las_n : J.nthr) + 1)
+	int nbands = (J.las_n ? J.las_n : J.nthr) + 1;
+
+	if (J.ndrr && J.ndrr != nbands)
 		goto bad;		/* a quantum per band */
-	if (J.nassured && (J.ndrr ||
-			   J.nassured != (J.las_n ? J.las_n : J.nthr) + 1))
+	if (J.nassured && (J.ndrr || J.nassured != nbands))
 		goto bad;		/* a rate per band, over strict */
 	if (!J.ntrace && !J.pareto && J.ncdf < 2)
 		goto bad;
