@@ -53,7 +53,8 @@ static void parse_transport(const struct sk_buff *skb, unsigned int nhoff,
 		/* A data offset under 5 words is malformed: count 20 bytes. */
 		set_lengths(skb, nhoff, thoff,
 			    th->doff > 5 ? th->doff * 4 : sizeof(*th), pkt);
-		pkt->tcp_end_seq = ntohl(th->seq) + pkt->payload + th->syn + th->fin;
+		pkt->tcp_seq = ntohl(th->seq);
+		pkt->tcp_end_seq = pkt->tcp_seq + pkt->payload + th->syn + th->fin;
 		return;
 	}
 	case IPPROTO_UDP:

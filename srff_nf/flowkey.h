@@ -53,6 +53,7 @@ struct srff_pkt {
 	bool has_ports;		/* TCP/UDP/SCTP/DCCP ports were read */
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
 	bool tcp_syn;		/* TCP SYN flag set (a new connection) */
+	u32 tcp_seq;		/* TCP: the sequence number of its first byte */
 	u32 tcp_end_seq;	/* TCP: the sequence number after this skb
 				 * (seq + payload + SYN + FIN) */
 };

@@ -179,8 +179,9 @@ static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
 	if (WARN_ON_ONCE(READ_ONCE(sk->sk_prot)->obj_size <
 			 max3(offsetofend(struct tcp_sock, write_seq),
 			      offsetofend(struct tcp_sock, rtt_min),
-			      max(offsetofend(struct tcp_sock, snd_una),
-				  offsetofend(struct tcp_sock, snd_nxt)))))
+			      max3(offsetofend(struct tcp_sock, snd_una),
+				   offsetofend(struct tcp_sock, snd_nxt),
+				   offsetofend(struct tcp_sock, retrans_out)))))
 		return NULL;
 #endif
 	return tcp_sk(sk);
@@ -201,16 +202,36 @@ static u32 tcp_min_rtt_once(const struct tcp_sock *tp)
 }
 
 /*
- * Whether data the socket sent is still unacknowledged: in flight, or in a
- * qdisc on this host (TCP Small Queues lets a socket hand it up to
+ * Whether data sent before this skb is still unacknowledged: in flight, or
+ * in a qdisc on this host (TCP Small Queues lets a socket hand it up to
  * tcp_limit_output_bytes, so an empty socket says nothing about the wire).
- * The hook runs inside tcp_transmit_skb(), before tcp_event_new_data_sent()
- * moves snd_nxt past this skb: for new data, snd_nxt is its own start.
- * A retransmission is always in flight: it never starts a message.
+ *
+ * The synchronous pass runs inside tcp_transmit_skb(), before
+ * tcp_event_new_data_sent() moves snd_nxt past the skb (tcp_write_xmit(),
+ * 6.1's net/ipv4/tcp_output.c:2729): new data starts at snd_nxt, and what
+ * is unacknowledged is snd_una..snd_nxt. Any other skb starts before
+ * snd_nxt: a retransmission, or new data on a deferred pass, which comes
+ * after snd_nxt has moved on (a VRF device with a qdisc: the enslaved
+ * device's pass follows that qdisc, drivers/net/vrf.c vrf_ip_out_redirect;
+ * an NFQUEUE verdict that reinjects later). There, data before the skb is
+ * acknowledged only when snd_una is exactly its start, and a
+ * retransmission never starts a message: the socket is in loss recovery
+ * (an RTO or a fast retransmit sets icsk_ca_state before resending) or
+ * has retransmissions out (retrans_out, counted once the resend returns).
+ * A tail loss probe of a lone last segment passes as acknowledged: it
+ * ends a message the socket has nothing left of, so nothing restarts mid-
+ * message. docs/design.md, "The acknowledged-data rule".
  */
-static bool tcp_unacked(const struct tcp_sock *tp)
+static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
 {
-	return READ_ONCE(tp->snd_una) != READ_ONCE(tp->snd_nxt);
+	const struct sock *sk = (const struct sock *)tp;
+	u32 una = READ_ONCE(tp->snd_una), nxt = READ_ONCE(tp->snd_nxt);
+
+	if (p->tcp_seq == nxt)
+		return una != nxt;
+	return una != p->tcp_seq ||
+	       inet_csk(sk)->icsk_ca_state != TCP_CA_Open ||
+	       READ_ONCE(tp->retrans_out);
 }
 
 /*
@@ -346,7 +367,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		 * trip if that is shorter than idle_reset.
 		 */
 		if (tp)
-			reset = tcp_unacked(tp) ? 0 :
+			reset = tcp_unacked(tp, &pkt) ? 0 :
 				srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
 		before = srff_flow_account(&tr->table, f, len, now, reset);
 		band = srff_band(c->thresholds, c->nthresholds, before);

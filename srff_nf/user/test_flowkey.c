@@ -757,7 +757,8 @@ static void tcp_udp_payload_and_syn(void)
 	CHECK(p.tcp_syn && !p.tcp_fin_rst);
 	CHECK_EQ(p.hdr_len, 40);
 	CHECK_EQ(p.payload, 0);
-	CHECK_EQ(p.tcp_end_seq, 1000 + 1);	/* pb_tcp's seq 1000, the SYN */
+	CHECK_EQ(p.tcp_seq, 1000);		/* pb_tcp's seq */
+	CHECK_EQ(p.tcp_end_seq, 1000 + 1);	/* and the SYN */
 
 	n = pb_ipv4(b, SADDR4, DADDR4, IPPROTO_TCP, 0, 8, 20 + 1000);
 	n += pb_tcp(b + n, 80, 40000, PB_ACK | PB_PSH);
@@ -766,6 +767,7 @@ static void tcp_udp_payload_and_syn(void)
 	CHECK(!p.tcp_syn);
 	CHECK_EQ(p.hdr_len, 48);		/* 8 bytes of IP options */
 	CHECK_EQ(p.payload, 1000);
+	CHECK_EQ(p.tcp_seq, 1000);
 	CHECK_EQ(p.tcp_end_seq, 1000 + 1000);	/* seq + payload */
 
 	/* TCP options: the data offset says where the payload starts. */

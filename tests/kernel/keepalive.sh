@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# keepalive.sh sparse|slowstart|rtt: idle reset, on by default (100 ms).
+# keepalive.sh sparse|slowstart|rtt|mptcp|vrf: idle reset, on by default
+# (100 ms).
 #  sparse:    a sparse flow (a health check: 1 kB every 0.25 s on one
 #             kept-alive connection, 40 kB in all, past the 16 KiB first
 #             threshold) keeps the top band: alone, nothing of it leaves in
@@ -29,9 +30,16 @@
 #             Mbit, where each response is still queued on this host when
 #             the next is written: nothing acknowledged, no reset (data
 #             handed to the qdisc has left the socket, not the host).
+#  vrf:       the rtt case's 20 ms responses from a socket bound to a VRF
+#             that has a qdisc of its own: the enslaved device's pass, the
+#             one srff classifies, comes after that qdisc, once snd_nxt is
+#             past the packet (a deferred pass, hook.c tcp_unacked). Each
+#             response must still be recorded and start in band 0. (Before
+#             the deferred pass was told apart, none was: snd_una never
+#             equals snd_nxt there.)
 . "$(dirname "$0")/../lib.sh"
 
-mode=${1:?sparse|slowstart|rtt|mptcp}
+mode=${1:?sparse|slowstart|rtt|mptcp|vrf}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 srff_load idle_timeout_ms=10000
@@ -45,6 +53,21 @@ sink() {	# sink PORT [--mptcp]
 low_bands() { srffctl -j stats | jq '.bands[1].bytes + .bands[2].bytes'; }
 # flow_bytes PORT: the tracked bytes of the TCP flow to PORT (0 if none).
 flow_bytes() { srffctl -j flows port "$1" | jq '[.[].bytes] | max // 0'; }
+
+msgs() { srffctl -j sizes | jq .msg; }
+# responses DELAY [NETEM...]: 15 x 10 kB, 60 ms apart, to port 5003 over a
+# DELAY path (netem on the way out: the hook sees each packet before it
+# waits there), from a socket bound to $RESP_DEV if set. Sets m (responses
+# recorded) and a (bytes in bands 1 and 2).
+responses() {
+	tc -n "$SND" qdisc replace dev veth0 root netem delay "$@" limit 100000 ||
+		fail "netem $*"
+	m=$(msgs) a=$(low_bands)
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5003 15 10000 0.06 \
+		${RESP_DEV:+--dev "$RESP_DEV"} || fail "responses over $*"
+	m=$(( $(msgs) - m )) a=$(( $(low_bands) - a ))
+	log "over $*: $m responses recorded, $a bytes in bands 1 and 2"
+}
 
 case $mode in
 sparse)
@@ -138,19 +161,6 @@ mptcp)
 rtt)
 	sink 5003
 	run srffctl set thresholds 16k,1m || fail "thresholds"
-	msgs() { srffctl -j sizes | jq .msg; }
-	# responses DELAY [NETEM...]: 15 x 10 kB, 60 ms apart, over a DELAY
-	# path (netem on the way out: the hook sees each packet before it
-	# waits there).
-	responses() {
-		tc -n "$SND" qdisc replace dev veth0 root netem delay "$@" limit 100000 ||
-			fail "netem $*"
-		m=$(msgs) a=$(low_bands)
-		run ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-responses $RCV_IP4 5003 15 10000 0.06 ||
-			fail "responses over $*"
-		m=$(( $(msgs) - m )) a=$(( $(low_bands) - a ))
-		log "over $*: $m responses recorded, $a bytes in bands 1 and 2"
-	}
 	responses 20ms
 	# 14 gaps: the 15th response is recorded at the FIN, and the ACKs
 	# after it are no message of their own (srff_flow_account_quiet).
@@ -172,6 +182,27 @@ rtt)
 	check "20 ms path at 1 Mbit: no reset while data is unacknowledged ($m recorded, at most 1)" \
 		test "$m" -le 1
 	check "  the responses add up past 16 kB (+$a bytes in bands 1 and 2)" test "$a" -gt 0
+	;;
+vrf)
+	modprobe vrf 2>/dev/null
+	ip -n "$SND" link add vrf0 type vrf table 10 2>/dev/null || skip "no VRF in this kernel"
+	ip -n "$SND" link set vrf0 up
+	ip -n "$SND" link set veth0 master vrf0 || fail "enslave veth0"
+	# Enslaving cycles the device: its neighbour entry again, to be sure.
+	ip -n "$SND" neigh replace $RCV_IP4 lladdr "$(ip -n "$RCV" -j link show veth1 | jq -r '.[0].address')" \
+		dev veth0 nud permanent || fail "neighbour"
+	sink 5003
+	run srffctl set thresholds 16k,1m || fail "thresholds"
+	RESP_DEV=vrf0
+	# A qdisc on the VRF device: vrf_ip_out() sends through it
+	# (vrf_ip_out_redirect), and the enslaved device's pass follows.
+	tc -n "$SND" qdisc add dev vrf0 root netem delay 1ms limit 100000 || fail "netem on vrf0"
+	responses 20ms
+	sent=$(tc -n "$SND" -s -j qdisc show dev vrf0 | jq '.[0].packets')
+	check "the responses went through the VRF's qdisc ($sent packets): a deferred pass" \
+		test "$sent" -ge 15
+	check "each gap after a response ends it (14 recorded: $m)" test "$m" -ge 14 -a "$m" -le 16
+	check "  and each starts in band 0: nothing in bands 1 and 2 (+$a bytes)" test "$a" = 0
 	;;
 esac
 exit $ksft_pass

@@ -7,9 +7,10 @@
                                             send BYTES, optionally keep the
                                             connection open S seconds after;
                                             returns once the sink has it all
-  traffic.py tcp-responses HOST PORT N SIZE GAP
+  traffic.py tcp-responses HOST PORT N SIZE GAP [--dev DEV]
                                             one connection, N bursts of SIZE
-                                            bytes GAP seconds apart
+                                            bytes GAP seconds apart; bound
+                                            to DEV (a VRF) if given
   traffic.py tcp-churn HOST PORT SECONDS [--on S] [--off S]
                                             short connections (100 bytes
                                             each) for ON seconds, none for
@@ -99,7 +100,13 @@ def tcp_send(a):
 
 
 def tcp_responses(a):
-    s = socket.create_connection((a.host, a.port), timeout=60)
+    if a.dev:
+        s = socket.socket(family(a.host), socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, a.dev.encode())
+        s.settimeout(60)
+        s.connect((a.host, a.port))
+    else:
+        s = socket.create_connection((a.host, a.port), timeout=60)
     for i in range(a.n):
         if i:
             time.sleep(a.gap)
@@ -220,6 +227,7 @@ def main():
     q.add_argument("--mptcp", action="store_true", help="an MPTCP socket (with --sndbuf)")
     q = sub.add_parser("tcp-responses"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("n", type=int); q.add_argument("size", type=int); q.add_argument("gap", type=float)
+    q.add_argument("--dev", help="SO_BINDTODEVICE (a VRF device)")
     q = sub.add_parser("tcp-churn"); q.add_argument("host"); q.add_argument("port", type=int)
     q.add_argument("seconds", type=float); q.add_argument("--on", type=float, default=0.5)
     q.add_argument("--off", type=float, default=1.5)
