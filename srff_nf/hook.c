@@ -235,6 +235,19 @@ static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
 }
 
 /*
+ * An MPTCP subflow: the MPTCP socket pushes it data a burst at a time, so
+ * an empty, acknowledged subflow says nothing about the connection (it may
+ * wait for another subflow's data to reach the receiver's shared window).
+ * Its count follows its bytes alone, with no idle reset: a kept-alive
+ * MPTCP connection's responses add up until idle_timeout frees the flow,
+ * and its bytes are split across its subflows (docs/design.md, limits).
+ */
+static bool tcp_mptcp_subflow(const struct tcp_sock *tp)
+{
+	return sk_is_mptcp((const struct sock *)tp);
+}
+
+/*
  * Count on the packet path: per CPU once the namespace's statistics exist,
  * atomically into early_stats before they do (srff_tracker).
  */
@@ -367,7 +380,7 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		 * trip if that is shorter than idle_reset.
 		 */
 		if (tp)
-			reset = tcp_unacked(tp, &pkt) ? 0 :
+			reset = tcp_unacked(tp, &pkt) || tcp_mptcp_subflow(tp) ? 0 :
 				srff_idle_reset_rtt(reset, tcp_min_rtt_once(tp));
 		before = srff_flow_account(&tr->table, f, len, now, reset);
 		band = srff_band(c->thresholds, c->nthresholds, before);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# keepalive.sh sparse|slowstart|rtt|mptcp|vrf: idle reset, on by default
+# keepalive.sh sparse|slowstart|rtt|mptcp|mptcp2|vrf: idle reset, on by default
 # (100 ms).
 #  sparse:    a sparse flow (a health check: 1 kB every 0.25 s on one
 #             kept-alive connection, 40 kB in all, past the 16 KiB first
@@ -20,6 +20,15 @@
 #             while the connection still held the rest, the RTT-scaled
 #             reset would restart it mid-transfer. It must not: the 2 MB add
 #             up with no response recorded in their middle.
+#  mptcp2:    the same 2 MB over two subflows, one 20 ms and one 80 ms,
+#             into a 64 kB receive buffer: the fast subflow waits for the
+#             slow one's data to reach the receiver, idle and acknowledged
+#             for longer than its min RTT, while the connection still holds
+#             most of the 2 MB. A subflow's own socket cannot tell (its
+#             write_seq moves per burst the MPTCP socket pushes), so an
+#             MPTCP subflow is counted by bytes alone (hook.c): the two
+#             subflows' counts add up to the 2 MB, with no response recorded
+#             in the middle. (Before: 24 recorded, the counts at 34 kB.)
 #  rtt:       a local TCP flow's idle gap is its path's minimum RTT when
 #             that is shorter than idle_reset_ms (srff_idle_reset_rtt).
 #             Responses of 10 kB, 60 ms apart on one connection, over a 20
@@ -39,7 +48,7 @@
 #             equals snd_nxt there.)
 . "$(dirname "$0")/../lib.sh"
 
-mode=${1:?sparse|slowstart|rtt|mptcp|vrf}
+mode=${1:?sparse|slowstart|rtt|mptcp|mptcp2|vrf}
 PAIR_IPV4_ONLY=1 setup_pair
 SRFF_NS=$SND
 srff_load idle_timeout_ms=10000
@@ -135,13 +144,36 @@ slowstart)
 	log "flow: $(srffctl -j flows port 5001 | jq -c '.[] | {bytes, band, idle_ms}')"
 	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
 	;;
-mptcp)
+mptcp|mptcp2)
 	for ns in "$SND" "$RCV"; do
 		[ "$(ip netns exec "$ns" sysctl -n net.mptcp.enabled 2>/dev/null)" = 1 ] ||
 			skip "MPTCP is off or missing in this kernel"
 	done
 	sink 5004 --mptcp
-	tc -n "$SND" qdisc replace dev veth0 root netem delay 20ms limit 100000 || fail "netem"
+	if [ "$mode" = mptcp ]; then
+		tc -n "$SND" qdisc replace dev veth0 root netem delay 20ms limit 100000 || fail "netem"
+	else
+		# A second subflow from 10.77.0.3 (SND's endpoint), its packets
+		# delayed 80 ms at 5 Mbit to the first's 20 ms at 20 Mbit. Every
+		# priority maps to band 0 (the first path): srff's marks must not
+		# choose the path.
+		ip -n "$SND" addr add 10.77.0.3/24 dev veth0 || fail "second address"
+		ip -n "$RCV" neigh add 10.77.0.3 lladdr 02:00:0a:4d:00:01 dev veth1 nud permanent
+		for ns in "$SND" "$RCV"; do
+			ip -n "$ns" mptcp limits set subflows 2 add_addr_accepted 0 || fail "mptcp limits"
+		done
+		ip -n "$SND" mptcp endpoint add 10.77.0.3 dev veth0 subflow || fail "mptcp endpoint"
+		# A small receive window for the connection: the fast subflow
+		# waits for the slow one's data to arrive (head-of-line blocking
+		# at the receiver), idle and acknowledged, mid-transfer.
+		ip netns exec "$RCV" sysctl -qw net.ipv4.tcp_rmem="4096 65536 65536" || fail "tcp_rmem"
+		tc -n "$SND" qdisc replace dev veth0 root handle 1: prio bands 2 \
+			priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 || fail "prio"
+		tc -n "$SND" qdisc add dev veth0 parent 1:1 netem delay 20ms rate 20mbit limit 100000 || fail "netem 1"
+		tc -n "$SND" qdisc add dev veth0 parent 1:2 netem delay 80ms rate 5mbit limit 100000 || fail "netem 2"
+		tc -n "$SND" filter add dev veth0 parent 1: protocol ip u32 \
+			match ip src 10.77.0.3/32 flowid 1:2 || fail "filter"
+	fi
 	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5004 2000000 --hold 30 \
 		--sndbuf 8000000 --mptcp & BG_PIDS+=($!)
 	# MPTCP, not a fallback to TCP: SND's SYN-ACK carried MP_CAPABLE.
@@ -153,9 +185,21 @@ mptcp)
 	}
 	mptcp_capable() { [ "$(mptcp_mib MPCapableSYNACKRX)" -ge 1 ]; }
 	check "an MPTCP connection, not a fallback (MP_CAPABLE in the SYN-ACK)" wait_for 20 mptcp_capable
-	check "the whole 2 MB counted, never reset mid-transfer" \
-		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5004 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
-	log "flow: $(srffctl -j flows port 5004 | jq -c '.[] | {bytes, band, idle_ms}')"
+	if [ "$mode" = mptcp ]; then
+		check "the whole 2 MB counted, never reset mid-transfer" \
+			wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5004 | jq '[.[].bytes] | max // 0') -ge 2000000 ]"
+	else
+		wait_for 60 sh -c "[ \$(ip netns exec $SND $SRFFCTL -j flows port 5004 | jq '[.[].bytes] | add // 0') -ge 2000000 ]"
+		log "subflows: $(srffctl -j flows port 5004 | jq -c '[.[] | {saddr, bytes, band}]'), $(srffctl -j sizes | jq .msg) responses recorded"
+		total=$(srffctl -j flows port 5004 | jq '[.[].bytes] | add // 0')
+		check "the two subflows' counts add up to the 2 MB ($total), never reset mid-transfer" \
+			test "$total" -ge 2000000
+		check "  both subflows carried data" \
+			test "$(srffctl -j flows port 5004 | jq '[.[] | select(.bytes > 100000)] | length')" = 2
+	fi
+	if [ "$mode" = mptcp ]; then
+		log "flow: $(srffctl -j flows port 5004 | jq -c '.[] | {bytes, band, idle_ms}')"
+	fi
 	check "  no response recorded in its middle" test "$(srffctl -j sizes | jq .msg)" = 0
 	;;
 rtt)
