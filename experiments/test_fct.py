@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """experiments/fct.py on synthetic requests with known answers."""
 import collections
+import csv
 import gzip
+import io
 import json
+import lzma
 import os
 import random
 import sys
@@ -170,12 +173,12 @@ def test_table_is_compact_and_reproducible(tmp_path):
     assert r["clock"] == "client" and r["hdr"] == 283
     assert {x["t"] for x in prog if x["round"] == 1} == {0.5, 3.0}
     fct.main(["table", str(run)])
-    one = (run / "requests.csv.gz").read_bytes()
+    one = (run / "requests.csv.xz").read_bytes()
     fct.main(["table", str(run)])
-    assert (run / "requests.csv.gz").read_bytes() == one
-    with gzip.open(run / "requests.csv.gz", "rt") as f:
+    assert (run / "requests.csv.xz").read_bytes() == one
+    with lzma.open(run / "requests.csv.xz", "rt") as f:
         assert f.readline().strip().split(",") == fct.COLUMNS
-    back = fct.read_csv_gz(str(run / "requests.csv.gz"))
+    back = fct.read_csv(str(run / "requests.csv.xz"))
     assert len(back) == len(rows)
     for a, b in zip(back, rows):
         for k in fct.COLUMNS:
@@ -183,6 +186,35 @@ def test_table_is_compact_and_reproducible(tmp_path):
                 assert a[k] == pytest.approx(b[k], abs=1e-6)
             else:
                 assert a[k] == b[k]
+    assert json.loads(lzma.open(run / "loads.json.xz", "rt").read()) == loads
+    assert not any((run / n).exists() for n in ("requests.csv.gz", "bulk.csv.gz", "loads.json"))
+
+
+def test_report_reads_an_older_gzip_run(tmp_path, capsys):
+    # A results folder from before the xz tables (requests.csv.gz,
+    # bulk.csv.gz, loads.json) gives the same tables.
+    run = tmp_path / "web-x"
+    write_run(run, loads=("0.5",))
+    fct.main(["table", str(run)])
+    capsys.readouterr()
+    fct.main(["report", str(run), "--rtt", "0", "--boot", "100"])
+    new = capsys.readouterr().out
+    rows, prog, loads = fct.build_table(str(run))
+    old = tmp_path / "old" / "web-x"
+    old.mkdir(parents=True)
+    (old / "params.json").write_text((run / "params.json").read_text())
+    for name, cols, rs in (("requests", fct.COLUMNS, rows), ("bulk", fct.BULK_COLUMNS, prog)):
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        for r in rs:
+            w.writerow([fct._num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c]
+                        for c in cols])
+        with gzip.open(old / (name + ".csv.gz"), "wt") as f:
+            f.write(buf.getvalue())
+    (old / "loads.json").write_text(json.dumps(loads, indent=1, sort_keys=True))
+    fct.main(["report", str(old), "--rtt", "0", "--boot", "100"])
+    assert capsys.readouterr().out == new
 
 
 def test_closed_loop_logs_have_load_closed(tmp_path):
