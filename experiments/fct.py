@@ -20,11 +20,15 @@
 The table has one line per request: run, round, policy, load ("closed"
 for closed-loop clients), kind (short, keepalive, bulk), nth (the
 request's place on its connection), size and hdr (body and header bytes),
-sched and start (s since the round's first request; sched is when an
-open-loop arrival was due, empty otherwise), fct (s), clock (pcap or
-client: what timed it) and stall (bulk: longest wait for data, s).
-bulk.csv.xz has run, round, policy, load, req (the request's line in its
-log), t (s since the round's first request) and bytes (body bytes so far).
+fct (s), clock (pcap or client: what timed it) and stall (bulk: longest
+wait for data, s). (The logs' sched and start, when each request was due
+and began, are not kept: nothing here reads them, and at a microsecond
+they were half the file.) bulk.csv.xz has run, round, policy, load, req
+(the request's line in its log), t (s since the round's first request)
+and bytes (body bytes so far): for each transfer only the samples the
+per-second goodput interpolates from, the last at or before and the first
+after each whole second, and the last (bulk_samples); the figures are
+those of every sample, to the bit.
 
 Ideal FCT: the time the response would take alone on the idle bottleneck,
 
@@ -74,6 +78,8 @@ import wire  # noqa: E402
 
 COLUMNS = ["run", "round", "policy", "load", "kind", "nth", "size", "hdr", "sched", "start",
            "fct", "clock", "stall"]
+# What requests.csv.xz keeps of a request (build_table's rows have COLUMNS).
+TABLE_COLUMNS = [c for c in COLUMNS if c not in ("sched", "start")]
 BULK_COLUMNS = ["run", "round", "policy", "load", "req", "t", "bytes"]
 EDGES = (100000, 1000000)
 LOG_NAME = re.compile(r"^(?P<policy>.+?)(?:@(?P<load>[0-9.]+))?-(?P<round>\d+)\.jsonl$")
@@ -125,6 +131,28 @@ def build_table(run_dir, run=None):
                              "policy": m.group("policy"), "load": load, "req": i,
                              "t": r["start"] - t0 + t, "bytes": n})
     return rows, prog, loads
+
+
+def bulk_samples(prog):
+    """The progress samples per_second_goodput reads: per transfer, the
+    last sample at or before each whole second and the first after it (the
+    two it interpolates between), and the last sample (where the series
+    ends). Times are taken as written (_num's 6 digits), so the reader
+    finds the same neighbours and gets the same figures, to the bit; the
+    order of the rows is kept."""
+    by_req = collections.defaultdict(list)
+    for i, r in enumerate(prog):
+        by_req[(r["policy"], r["load"], r["run"], r["round"], r["req"])].append(
+            (float(_num(r["t"])), r["bytes"], i))
+    keep = set()
+    for s in by_req.values():
+        s.sort()
+        ts = [t for t, _, _ in s]
+        for sec in range(0, math.floor(ts[-1]) + 2):
+            j = bisect.bisect_right(ts, sec)
+            keep.update(s[k][2] for k in (j - 1, j) if 0 <= k < len(s))
+        keep.add(s[-1][2])
+    return [r for i, r in enumerate(prog) if i in keep]
 
 
 def write_csv(path, columns, rows):
@@ -666,12 +694,13 @@ def cmd_table(a):
     rows, prog, loads = build_table(a.run_dir)
     out = a.o or a.run_dir
     os.makedirs(out, exist_ok=True)
-    write_csv(os.path.join(out, "requests.csv.xz"), COLUMNS, rows)
-    write_csv(os.path.join(out, "bulk.csv.xz"), BULK_COLUMNS, prog)
+    write_csv(os.path.join(out, "requests.csv.xz"), TABLE_COLUMNS, rows)
+    kept = bulk_samples(prog)
+    write_csv(os.path.join(out, "bulk.csv.xz"), BULK_COLUMNS, kept)
     tabfile.write(os.path.join(out, "loads.json.xz"),
                   json.dumps(loads, indent=1, sort_keys=True))
-    print("fct: %d requests, %d bulk samples, %d open-loop logs -> %s" %
-          (len(rows), len(prog), len(loads), out))
+    print("fct: %d requests, %d of %d bulk samples, %d open-loop logs -> %s" %
+          (len(rows), len(kept), len(prog), len(loads), out))
 
 
 def cmd_report(a):
