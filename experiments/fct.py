@@ -668,7 +668,7 @@ def plot(s, outdir):
         axes[0][0].legend(fontsize=8)
         fig.tight_layout()
         name = "fct_cdf%s.png" % ("" if len(s["loads"]) == 1 else "-" + str(ld))
-        fig.savefig(os.path.join(outdir, name), dpi=100)
+        tabfile.save_png(fig, os.path.join(outdir, name), dpi=100)
         plt.close(fig)
         made.append(name)
     if any(e["persec"] for e in s["bulk"]):
@@ -684,7 +684,7 @@ def plot(s, outdir):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "bulk_goodput.png"), dpi=100)
+        tabfile.save_png(fig, os.path.join(outdir, "bulk_goodput.png"), dpi=100)
         plt.close(fig)
         made.append("bulk_goodput.png")
     return made
