@@ -15,7 +15,8 @@
 # then the include blocks of docs/experiments.md and docs/thresholds.md
 # (experiments/doc_tables.py).
 # With no argument, every experiments/results/open-*/ and ftp-*/ that has
-# its tables.
+# its tables. Of the open-*/ plots and summary.json, git holds only the
+# plots docs/ shows (.gitignore): the others are made here.
 # The bootstrap is seeded: the same data give the same tables, byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
