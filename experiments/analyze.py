@@ -27,6 +27,7 @@ import sys
 import dpkt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tabfile  # noqa: E402
 import wire  # noqa: E402
 
 PASV = range(30000, 31000)
@@ -233,7 +234,7 @@ def plots(run, params, oracle, results, series):
     ax.set_title("Three-file FTP over %s (mean, min-max; dotted: oracle)" % params["rate"])
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(run, "response_times.png"), dpi=110)
+    tabfile.save_png(fig, os.path.join(run, "response_times.png"), dpi=110)
     plt.close(fig)
 
     shown = [p for p in order if p != "alone"] or order
@@ -253,7 +254,7 @@ def plots(run, params, oracle, results, series):
         ax.legend(fontsize=7, loc="upper right")
     axes[-1].set_xlabel("time since capture start (s)")
     fig.tight_layout()
-    fig.savefig(os.path.join(run, "throughput.png"), dpi=110)
+    tabfile.save_png(fig, os.path.join(run, "throughput.png"), dpi=110)
     plt.close(fig)
 
 

@@ -5,13 +5,14 @@
   fct.py table RUN_DIR [-o DIR]
         RUN_DIR/requests/POLICY[@LOAD]-ROUND.jsonl (web_client.py's logs,
         timed from RUN_DIR/pcap/ when the captures are there, as
-        web_analyze.py does) -> DIR/requests.csv.gz, DIR/bulk.csv.gz and
-        DIR/loads.json (the open-loop clients' .load.json files); DIR is
-        RUN_DIR unless given. These three are what a results folder commits.
+        web_analyze.py does) -> DIR/requests.csv.xz, DIR/bulk.csv.xz and
+        DIR/loads.json.xz (the open-loop clients' .load.json files); DIR is
+        RUN_DIR unless given. These three are what a results folder commits
+        (experiments/tabfile.py: xz; older runs' .gz and loads.json read too).
   fct.py report INPUT... [--rate RATE] [--rtt S] [--ref POLICY] [--out DIR]
         [--edges 100000,1000000] [--edge-scale X] [--boot B] [--seed N]
-        INPUT is a RUN_DIR (its requests.csv.gz if there, else its logs) or
-        a requests.csv.gz. Prints markdown tables; with --out writes
+        INPUT is a RUN_DIR (its requests.csv.xz if there, else its logs) or
+        a requests.csv.xz. Prints markdown tables; with --out writes
         DIR/headline.md, DIR/tables.md, DIR/targets.md (issue 11's targets
         for each srff policy against --ref), DIR/summary.json and, if
         matplotlib is installed, DIR/fct_cdf.png and DIR/bulk_goodput.png.
@@ -19,11 +20,15 @@
 The table has one line per request: run, round, policy, load ("closed"
 for closed-loop clients), kind (short, keepalive, bulk), nth (the
 request's place on its connection), size and hdr (body and header bytes),
-sched and start (s since the round's first request; sched is when an
-open-loop arrival was due, empty otherwise), fct (s), clock (pcap or
-client: what timed it) and stall (bulk: longest wait for data, s).
-bulk.csv.gz has run, round, policy, load, req (the request's line in its
-log), t (s since the round's first request) and bytes (body bytes so far).
+fct (s), clock (pcap or client: what timed it) and stall (bulk: longest
+wait for data, s). (The logs' sched and start, when each request was due
+and began, are not kept: nothing here reads them, and at a microsecond
+they were half the file.) bulk.csv.xz has run, round, policy, load, req
+(the request's line in its log), t (s since the round's first request)
+and bytes (body bytes so far): for each transfer only the samples the
+per-second goodput interpolates from, the last at or before and the first
+after each whole second, and the last (bulk_samples); the figures are
+those of every sample, to the bit.
 
 Ideal FCT: the time the response would take alone on the idle bottleneck,
 
@@ -58,7 +63,6 @@ import argparse
 import bisect
 import collections
 import csv
-import gzip
 import io
 import json
 import math
@@ -69,10 +73,13 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tabfile  # noqa: E402
 import wire  # noqa: E402
 
 COLUMNS = ["run", "round", "policy", "load", "kind", "nth", "size", "hdr", "sched", "start",
            "fct", "clock", "stall"]
+# What requests.csv.xz keeps of a request (build_table's rows have COLUMNS).
+TABLE_COLUMNS = [c for c in COLUMNS if c not in ("sched", "start")]
 BULK_COLUMNS = ["run", "round", "policy", "load", "req", "t", "bytes"]
 EDGES = (100000, 1000000)
 LOG_NAME = re.compile(r"^(?P<policy>.+?)(?:@(?P<load>[0-9.]+))?-(?P<round>\d+)\.jsonl$")
@@ -126,24 +133,45 @@ def build_table(run_dir, run=None):
     return rows, prog, loads
 
 
-def write_csv_gz(path, columns, rows):
-    """A gzip'd CSV that is the same bytes for the same rows (no mtime)."""
+def bulk_samples(prog):
+    """The progress samples per_second_goodput reads: per transfer, the
+    last sample at or before each whole second and the first after it (the
+    two it interpolates between), and the last sample (where the series
+    ends). Times are taken as written (_num's 6 digits), so the reader
+    finds the same neighbours and gets the same figures, to the bit; the
+    order of the rows is kept."""
+    by_req = collections.defaultdict(list)
+    for i, r in enumerate(prog):
+        by_req[(r["policy"], r["load"], r["run"], r["round"], r["req"])].append(
+            (float(_num(r["t"])), r["bytes"], i))
+    keep = set()
+    for s in by_req.values():
+        s.sort()
+        ts = [t for t, _, _ in s]
+        for sec in range(0, math.floor(ts[-1]) + 2):
+            j = bisect.bisect_right(ts, sec)
+            keep.update(s[k][2] for k in (j - 1, j) if 0 <= k < len(s))
+        keep.add(s[-1][2])
+    return [r for i, r in enumerate(prog) if i in keep]
+
+
+def write_csv(path, columns, rows):
+    """An xz'd CSV (tabfile.write): the same bytes for the same rows."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)
     for r in rows:
         w.writerow([_num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c]
                     for c in columns])
-    with open(path, "wb") as f:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as g:
-            g.write(buf.getvalue().encode())
+    tabfile.write(path, buf.getvalue())
 
 
-def read_csv_gz(path):
+def read_csv(path):
+    """Rows of a requests or bulk table (.csv.xz, or an older .csv.gz)."""
     ints = {"round", "nth", "size", "hdr", "req", "bytes"}
     floats = {"sched", "start", "fct", "stall", "t"}
     out = []
-    with gzip.open(path, "rt", newline="") as f:
+    with tabfile.open_text(path) as f:
         for r in csv.DictReader(f):
             for k, v in r.items():
                 if k in ints:
@@ -155,21 +183,22 @@ def read_csv_gz(path):
 
 
 def load_input(path):
-    """(rows, progress rows, loads, params) from a run dir or a csv.gz."""
-    if path.endswith(".csv.gz"):
+    """(rows, progress rows, loads, params) from a run dir or its
+    requests.csv.xz (or an older run's .csv.gz)."""
+    if path.endswith((".csv.xz", ".csv.gz")):
         d = os.path.dirname(path) or "."
-        rows = read_csv_gz(path)
-        b = os.path.join(d, "bulk.csv.gz")
-        prog = read_csv_gz(b) if os.path.exists(b) else []
+        rows = read_csv(path)
+        b = tabfile.find(d, "bulk.csv")
+        prog = read_csv(b) if b else []
     else:
         d = path
-        t = os.path.join(d, "requests.csv.gz")
-        if os.path.exists(t):
+        t = tabfile.find(d, "requests.csv")
+        if t:
             return load_input(t)
         rows, prog, loads = build_table(d)
         return rows, prog, loads, _params(d)
-    lj = os.path.join(d, "loads.json")
-    loads = json.load(open(lj)) if os.path.exists(lj) else {}
+    lj = tabfile.find(d, "loads.json")
+    loads = json.loads(tabfile.read(lj)) if lj else {}
     return rows, prog, loads, _params(d)
 
 
@@ -639,7 +668,7 @@ def plot(s, outdir):
         axes[0][0].legend(fontsize=8)
         fig.tight_layout()
         name = "fct_cdf%s.png" % ("" if len(s["loads"]) == 1 else "-" + str(ld))
-        fig.savefig(os.path.join(outdir, name), dpi=100)
+        tabfile.save_png(fig, os.path.join(outdir, name), dpi=100)
         plt.close(fig)
         made.append(name)
     if any(e["persec"] for e in s["bulk"]):
@@ -655,7 +684,7 @@ def plot(s, outdir):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "bulk_goodput.png"), dpi=100)
+        tabfile.save_png(fig, os.path.join(outdir, "bulk_goodput.png"), dpi=100)
         plt.close(fig)
         made.append("bulk_goodput.png")
     return made
@@ -665,12 +694,13 @@ def cmd_table(a):
     rows, prog, loads = build_table(a.run_dir)
     out = a.o or a.run_dir
     os.makedirs(out, exist_ok=True)
-    write_csv_gz(os.path.join(out, "requests.csv.gz"), COLUMNS, rows)
-    write_csv_gz(os.path.join(out, "bulk.csv.gz"), BULK_COLUMNS, prog)
-    with open(os.path.join(out, "loads.json"), "w") as f:
-        json.dump(loads, f, indent=1, sort_keys=True)
-    print("fct: %d requests, %d bulk samples, %d open-loop logs -> %s" %
-          (len(rows), len(prog), len(loads), out))
+    write_csv(os.path.join(out, "requests.csv.xz"), TABLE_COLUMNS, rows)
+    kept = bulk_samples(prog)
+    write_csv(os.path.join(out, "bulk.csv.xz"), BULK_COLUMNS, kept)
+    tabfile.write(os.path.join(out, "loads.json.xz"),
+                  json.dumps(loads, indent=1, sort_keys=True))
+    print("fct: %d requests, %d of %d bulk samples, %d open-loop logs -> %s" %
+          (len(rows), len(kept), len(prog), len(loads), out))
 
 
 def cmd_report(a):
@@ -718,7 +748,7 @@ def cmd_report(a):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    t = sub.add_parser("table", help="a run's logs -> requests.csv.gz, bulk.csv.gz, loads.json")
+    t = sub.add_parser("table", help="a run's logs -> requests.csv.xz, bulk.csv.xz, loads.json.xz")
     t.add_argument("run_dir")
     t.add_argument("-o", help="output directory (default RUN_DIR)")
     r = sub.add_parser("report", help="tables, summary.json and plots")

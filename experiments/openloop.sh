@@ -5,8 +5,8 @@
 # web load, every queueing policy, in one boot of Debian's kernel under QEMU
 # (scripts/vm runs experiments/openloop-guest.sh; its header says what runs
 # and what each WEB_* variable does). Then, on the host:
-#   fct.py table + qlog.py table    the logs -> requests.csv.gz, bulk.csv.gz,
-#                                   loads.json, queues.csv.gz: what is
+#   fct.py table + qlog.py table    the logs -> requests.csv.xz, bulk.csv.xz,
+#                                   loads.json.xz, queues.csv.xz: what is
 #                                   committed (the raw logs are not)
 #   experiments/report.sh RUN       tables.md, queues.md and plots from those
 # Results: experiments/results/open-DIST-BOTTLENECK-<date>/.

@@ -7,11 +7,12 @@
         `tc -s -j qdisc show` and `tc -s class show` of the bottleneck
         device, every 250 ms: {"t": s, "q": [...], "ct": "class text"};
         "c": [...] where tc prints classes in JSON) ->
-        DIR/queues.csv.gz, one line per sample and queue (DIR is RUN_DIR
-        unless given). That file is what a results folder commits.
+        DIR/queues.csv.xz, one line per sample and queue (DIR is RUN_DIR
+        unless given). That file is what a results folder commits
+        (experiments/tabfile.py; an older run's queues.csv.gz is read too).
   qlog.py report INPUT... [--out DIR]
-        INPUT is a RUN_DIR (its queues.csv.gz, else its qlog/) or a
-        queues.csv.gz. Prints a markdown table; --out writes DIR/queues.md.
+        INPUT is a RUN_DIR (its queues.csv.xz, else its qlog/) or a
+        queues.csv.xz. Prints a markdown table; --out writes DIR/queues.md.
 
 A queue is a qdisc ("q KIND HANDLE") or a class ("c KIND CLASSID"): the
 bands of prio and ETS are classes, fq_codel leaves are qdiscs. Per policy,
@@ -28,12 +29,14 @@ classful qdisc count their children's backlog: they show the whole queue.
 import argparse
 import collections
 import csv
-import gzip
 import io
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tabfile  # noqa: E402
 
 COLUMNS = ["run", "round", "policy", "load", "t", "queue", "parent", "backlog", "qlen",
            "bytes", "drops"]
@@ -91,7 +94,7 @@ def _entries(sample):
 
 
 def parse_log(path, run):
-    """Rows of queues.csv.gz from one qlog file (bad lines are skipped)."""
+    """Rows of queues.csv.xz from one qlog file (bad lines are skipped)."""
     m = LOG_NAME.match(os.path.basename(path))
     if not m:
         return []
@@ -122,27 +125,26 @@ def build_table(run_dir, run=None):
     return rows
 
 
-def write_csv_gz(path, rows):
+def write_csv(path, rows):
+    """xz'd (tabfile.write): the same rows give the same bytes, so a
+    regenerated file is not a change in git."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    # mtime 0: the same rows give the same bytes, so a regenerated file is
-    # not a change in git.
-    with open(path, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0) as g:
-        g.write(buf.getvalue().encode())
+    tabfile.write(path, buf.getvalue())
 
 
-def read_csv_gz(path):
-    with gzip.open(path, "rt") as f:
+def read_csv(path):
+    with tabfile.open_text(path) as f:
         return list(csv.DictReader(f))
 
 
 def load_input(path):
-    if path.endswith(".csv.gz"):
-        return read_csv_gz(path)
-    p = os.path.join(path, "queues.csv.gz")
-    return read_csv_gz(p) if os.path.exists(p) else build_table(path)
+    if path.endswith((".csv.xz", ".csv.gz")):
+        return read_csv(path)
+    p = tabfile.find(path, "queues.csv")
+    return read_csv(p) if p else build_table(path)
 
 
 def _step(x, y):
@@ -221,7 +223,7 @@ def main(argv=None):
         rows = build_table(a.run_dir)
         if not rows:
             sys.exit("qlog: no samples under %s/qlog" % a.run_dir)
-        write_csv_gz(os.path.join(a.outdir or a.run_dir, "queues.csv.gz"), rows)
+        write_csv(os.path.join(a.outdir or a.run_dir, "queues.csv.xz"), rows)
         return
     rows = []
     for i in a.inputs:

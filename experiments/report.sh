@@ -4,23 +4,26 @@
 # experiments/report.sh [RUN_DIR...]: regenerate the reports of results
 # folders from their committed tables, with no VM and no raw logs or
 # captures:
-#   open-*/  (requests.csv.gz, bulk.csv.gz, loads.json, queues.csv.gz,
-#            meta.json) -> tables.md, queues.md, summary.json, fct_cdf.png,
-#            bulk_goodput.png, headline.md
+#   open-*/  (requests.csv.xz, bulk.csv.xz, loads.json.xz, queues.csv.xz,
+#            meta.json; an older run's .gz and loads.json too) -> tables.md,
+#            targets.md, queues.md, headline.md, summary.json, fct_cdf*.png,
+#            bulk_goodput.png
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
-#   thresholds/ (results.tsv, params.json) -> tables.md, summary.md
+#   thresholds/ (results.tsv.xz, params.json) -> tables.md, summary.md
 #   bands/   (results.tsv) -> table.md
 # then the include blocks of docs/experiments.md and docs/thresholds.md
 # (experiments/doc_tables.py).
 # With no argument, every experiments/results/open-*/ and ftp-*/ that has
-# its tables.
+# its tables. Of the open-*/ plots and summary.json, git holds only the
+# plots docs/ shows (.gitignore): the others are made here.
 # The bootstrap is seeded: the same data give the same tables, byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
 	for d in experiments/results/open-*/ experiments/results/ftp-*/; do
-		[ -e "$d/meta.json" ] && [ -e "$d/transfers.csv" -o -e "$d/requests.csv.gz" ] && set -- "$@" "$d"
+		[ -e "$d/meta.json" ] && [ -e "$d/transfers.csv" -o -e "$d/requests.csv.xz" -o -e "$d/requests.csv.gz" ] &&
+			set -- "$@" "$d"
 	done
 fi
 [ $# -gt 0 ] && [ -d "$1" ] || { echo "report: no results folder (run experiments/openloop.sh)" >&2; exit 1; }
@@ -37,9 +40,9 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 	/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 done
-# The threshold study's tables, from its results.tsv (the simulation itself
-# is experiments/threshold_study.py, ~15 min).
-[ -e experiments/results/thresholds/results.tsv ] &&
+# The threshold study's tables, from its results.tsv.xz (the simulation
+# itself is experiments/threshold_study.py, ~15 min).
+[ -e experiments/results/thresholds/results.tsv.xz ] &&
 	/usr/bin/python3 experiments/threshold_tables.py experiments/results/thresholds
 # The band study's table, from its results.tsv (experiments/band_study.py
 # simulates, ~30 s).

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """experiments/fct.py on synthetic requests with known answers."""
 import collections
+import csv
 import gzip
+import io
 import json
+import lzma
 import os
 import random
 import sys
@@ -170,19 +173,103 @@ def test_table_is_compact_and_reproducible(tmp_path):
     assert r["clock"] == "client" and r["hdr"] == 283
     assert {x["t"] for x in prog if x["round"] == 1} == {0.5, 3.0}
     fct.main(["table", str(run)])
-    one = (run / "requests.csv.gz").read_bytes()
+    one = (run / "requests.csv.xz").read_bytes()
     fct.main(["table", str(run)])
-    assert (run / "requests.csv.gz").read_bytes() == one
-    with gzip.open(run / "requests.csv.gz", "rt") as f:
-        assert f.readline().strip().split(",") == fct.COLUMNS
-    back = fct.read_csv_gz(str(run / "requests.csv.gz"))
+    assert (run / "requests.csv.xz").read_bytes() == one
+    # xz, and without the logs' sched and start (nothing reads them)
+    with lzma.open(run / "requests.csv.xz", "rt") as f:
+        assert f.readline().strip().split(",") == fct.TABLE_COLUMNS
+    assert "sched" not in fct.TABLE_COLUMNS and "start" not in fct.TABLE_COLUMNS
+    back = fct.read_csv(str(run / "requests.csv.xz"))
     assert len(back) == len(rows)
     for a, b in zip(back, rows):
-        for k in fct.COLUMNS:
+        assert set(a) == set(fct.TABLE_COLUMNS)
+        for k in fct.TABLE_COLUMNS:
             if isinstance(b[k], float):
                 assert a[k] == pytest.approx(b[k], abs=1e-6)
             else:
                 assert a[k] == b[k]
+    assert json.loads(lzma.open(run / "loads.json.xz", "rt").read()) == loads
+    assert not any((run / n).exists() for n in ("requests.csv.gz", "bulk.csv.gz", "loads.json"))
+
+
+def progress_log(d, seed=7):
+    """A run whose bulk downloads report progress every 7-13 ms (as
+    web_client.py does), two transfers per round, overlapping."""
+    rng = random.Random(seed)
+    (d / "requests").mkdir(parents=True)
+    (d / "params.json").write_text(json.dumps({"rate": "8mbit"}))
+    for p in ("fq_codel", "srff"):
+        for r in (1, 2):
+            with open(d / "requests" / ("%s@0.5-%d.jsonl" % (p, r)), "w") as f:
+                f.write(json.dumps({"kind": "short", "bytes": 1000, "hdr": 283, "start": 0.0,
+                                    "sched": 0.0, "end": 0.05, "nth": 0}) + "\n")
+                for start in (0.0, 2.5):
+                    t, n, prog = 0.0, 0, []
+                    while t < 6.0:
+                        t += rng.uniform(0.007, 0.013)
+                        n += rng.choice((0, 0, 1448, 2896, 14480))
+                        prog.append([round(t, 7), n])
+                    f.write(json.dumps({"kind": "bulk", "bytes": n, "hdr": 255, "start": start,
+                                        "end": start + t, "nth": 0, "max_gap": 0.1,
+                                        "progress": prog}) + "\n")
+
+
+def test_bulk_table_keeps_what_the_goodput_reads(tmp_path):
+    # bulk.csv.xz keeps a few samples a second of each transfer, and every
+    # per-second figure from it is the one from all the samples, to the bit.
+    run = tmp_path / "web-p"
+    progress_log(run)
+    rows, prog, _ = fct.build_table(str(run))
+    fct.main(["table", str(run)])
+    with lzma.open(run / "bulk.csv.xz", "rt") as f:
+        assert f.readline().strip().split(",") == fct.BULK_COLUMNS
+    kept = fct.read_csv(str(run / "bulk.csv.xz"))
+    assert 0 < len(kept) < len(prog) / 10
+    # Every sample, as the old writer kept them (a gzip'd CSV of them all).
+    full = tmp_path / "full"
+    full.mkdir()
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(fct.BULK_COLUMNS)
+    for r in prog:
+        w.writerow([fct._num(r[c]) if isinstance(r[c], float) else r[c]
+                    for c in fct.BULK_COLUMNS])
+    with gzip.open(full / "bulk.csv.gz", "wt") as f:
+        f.write(buf.getvalue())
+    every = fct.read_csv(str(full / "bulk.csv.gz"))
+    assert len(every) == len(prog)
+    assert fct.per_second_goodput(kept) == fct.per_second_goodput(every)
+    a = fct.summarise(rows, kept, 8e6, 0.0, boot=50)["bulk"]
+    b = fct.summarise(rows, every, 8e6, 0.0, boot=50)["bulk"]
+    assert json.dumps(a) == json.dumps(b) and a[0]["seconds"] > 0
+
+
+def test_report_reads_an_older_gzip_run(tmp_path, capsys):
+    # A results folder from before the xz tables (requests.csv.gz with sched
+    # and start, every bulk sample, loads.json) gives the same tables.
+    run = tmp_path / "web-x"
+    write_run(run, loads=("0.5",))
+    fct.main(["table", str(run)])
+    capsys.readouterr()
+    fct.main(["report", str(run), "--rtt", "0", "--boot", "100"])
+    new = capsys.readouterr().out
+    rows, prog, loads = fct.build_table(str(run))
+    old = tmp_path / "old" / "web-x"
+    old.mkdir(parents=True)
+    (old / "params.json").write_text((run / "params.json").read_text())
+    for name, cols, rs in (("requests", fct.COLUMNS, rows), ("bulk", fct.BULK_COLUMNS, prog)):
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        for r in rs:
+            w.writerow([fct._num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c]
+                        for c in cols])
+        with gzip.open(old / (name + ".csv.gz"), "wt") as f:
+            f.write(buf.getvalue())
+    (old / "loads.json").write_text(json.dumps(loads, indent=1, sort_keys=True))
+    fct.main(["report", str(old), "--rtt", "0", "--boot", "100"])
+    assert capsys.readouterr().out == new
 
 
 def test_closed_loop_logs_have_load_closed(tmp_path):

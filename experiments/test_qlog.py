@@ -78,8 +78,9 @@ def test_csv_roundtrip_and_report(tmp_path):
     s = [sample(t, [1500, 3000], [1000 * t, 2000 * t]) for t in range(4)]
     write_run(str(tmp_path), "cake@0.4-1.jsonl", s)
     qlog.main(["table", str(tmp_path)])
-    p = tmp_path / "queues.csv.gz"
+    p = tmp_path / "queues.csv.xz"
     first = p.read_bytes()
+    assert first.startswith(b"\xfd7zXZ\x00")
     qlog.main(["table", str(tmp_path)])
     assert p.read_bytes() == first  # the same rows, the same bytes
     a = qlog.summarise(qlog.load_input(str(tmp_path)))

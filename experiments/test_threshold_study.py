@@ -285,3 +285,32 @@ def test_assured_rate_serves_a_starved_band(sim):
     assert strict["fct"][1] < assured["fct"][1] < strict["fct"][1] * 1.5
     bad = T.run_jobs(sim, [f"{base} assured={R / 4}"])[0]     # not one rate per band
     assert bad == {"error": "bad job"}
+
+
+def test_threshold_tables_regenerate_from_results_xz(tmp_path):
+    # The committed results.tsv.xz gives the committed tables; write_tsv
+    # writes the same text back, xz'd, and a plain results.tsv (as older
+    # studies wrote) reads the same.
+    import lzma
+    import shutil
+    import threshold_tables
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "thresholds")
+    shutil.copy(os.path.join(src, "params.json"), tmp_path)
+    shutil.copy(os.path.join(src, "results.tsv.xz"), tmp_path)
+    threshold_tables.write(str(tmp_path), *threshold_tables.load_rows(str(tmp_path)))
+    for f in ("tables.md", "summary.md"):
+        with open(os.path.join(src, f)) as a, open(tmp_path / f) as b:
+            assert a.read() == b.read()
+    text = lzma.open(tmp_path / "results.tsv.xz", "rt").read()
+    header, *lines = text.splitlines()
+    cols = header.split("\t")
+    rows = [dict(zip(cols, line.split("\t"))) for line in lines]
+    again = tmp_path / "again"
+    again.mkdir()
+    T.write_tsv(str(again / "results.tsv.xz"), rows)
+    assert lzma.open(again / "results.tsv.xz", "rt").read() == text
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy(os.path.join(src, "params.json"), plain)
+    (plain / "results.tsv").write_text(text)
+    assert threshold_tables.load_rows(str(plain)) == threshold_tables.load_rows(str(tmp_path))

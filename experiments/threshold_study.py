@@ -7,7 +7,7 @@
 builds experiments/threshold_sim.c, computes thresholds by every rule from
 a training histogram of each workload (bucketed as srff_nf/sizes.h buckets),
 simulates them on one bottleneck link (threshold_sim.c's header has the
-model) and writes DIR/results.tsv (one row per configuration, mean over the
+model) and writes DIR/results.tsv.xz (one row per configuration, mean over the
 seeds), DIR/thresholds.tsv, DIR/params.json, DIR/tables.md and DIR/summary.md
 (threshold_tables.py makes both again from the first three). Default DIR:
 experiments/results/thresholds. Deterministic: fixed seeds throughout.
@@ -46,6 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SIM_SRC = os.path.join(HERE, "threshold_sim.c")
 sys.path.insert(0, HERE)
 import sizes  # noqa: E402  (experiments/sizes.py: the committed CDF tables)
+import tabfile  # noqa: E402  (the results' xz files)
 
 # The simulator reads "bytes cumulative" lines, piecewise linear: written
 # from experiments/dists/*.cdf (sizes in 1460-byte packets), the tables the
@@ -401,7 +402,7 @@ def main():
                          **{k: v[0] for k, v in m.items()},
                          **{k + "_se": v[1] for k, v in m.items() if k in ("sd_all", "fct_small",
                                                                               "p99_small_fct")}))
-    write_tsv(os.path.join(args.out, "results.tsv"), rows)
+    write_tsv(os.path.join(args.out, "results.tsv.xz"), rows)
     with open(os.path.join(args.out, "thresholds.tsv"), "w") as f:
         f.write("workload\tload\trule\tbands\tfloor\tratio\tthresholds\n")
         for (d, load, rule, n, floor, ratio), t in sorted(thr.items()):
@@ -421,7 +422,7 @@ def main():
         json.dump(params, f, indent=1)
         f.write("\n")
     # The tables from the committed files, as threshold_tables.py makes them
-    # again (results.tsv's 5 digits, not the floats in memory).
+    # again (results.tsv.xz's 5 digits, not the floats in memory).
     import threshold_tables
     threshold_tables.write(args.out, *threshold_tables.load_rows(args.out))
     os.unlink(exe)
@@ -429,11 +430,10 @@ def main():
 
 
 def write_tsv(path, rows):
+    """xz'd (experiments/tabfile.py): a tenth of the plain text."""
     cols = list(rows[0])
-    with open(path, "w") as f:
-        f.write("\t".join(cols) + "\n")
-        for r in rows:
-            f.write("\t".join(fmt(r[c]) for c in cols) + "\n")
+    tabfile.write(path, "".join("\t".join(line) + "\n" for line in
+                                [cols] + [[fmt(r[c]) for c in cols] for r in rows]))
 
 
 def fmt(v):

@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The markdown tables of threshold_study.py, from its rows (or results.tsv):
+"""The markdown tables of threshold_study.py, from its rows (or results.tsv.xz):
 
     python3 experiments/threshold_tables.py [experiments/results/thresholds]
 
 writes DIR/tables.md (every table) and DIR/summary.md (the rules against
 each other, in-sample and cross-evaluated: what docs/thresholds.md
-includes) from DIR/results.tsv and DIR/params.json.
+includes) from DIR/results.tsv.xz (experiments/tabfile.py; an older
+plain results.tsv is read too) and DIR/params.json.
 """
 import csv
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tabfile  # noqa: E402
 
 NUM = ("train_load", "bands", "floor", "ratio", "test_load", "fct_small", "fct_mid", "fct_big",
        "fct_all", "sd_small", "sd_mid", "sd_big", "sd_all", "p99_small_fct", "p99_small_sd",
@@ -22,7 +26,10 @@ RATIO = (("sd_all", "mean slowdown"), ("fct_small", "small"), ("p99_small_fct", 
 
 
 def load_rows(d):
-    with open(os.path.join(d, "results.tsv")) as f:
+    p = tabfile.find(d, "results.tsv")
+    if p is None:
+        raise FileNotFoundError(os.path.join(d, "results.tsv.xz"))
+    with tabfile.open_text(p) as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     for r in rows:
         for k in NUM:
