@@ -482,6 +482,42 @@ static void tracker_free(struct srff_tracker *tr)
 	kfree(tr);
 }
 
+/*
+ * The memory cgroup the workers charge what they allocate later for this
+ * namespace (a grown bucket array, the statistics, the size histogram, the
+ * automatic-threshold state): the calling task's own (not its mm owner's),
+ * which GFP_KERNEL_ACCOUNT charged the tracker and first array to, held
+ * for the tracker's life as a socket holds its cgroup (sk_memcg). That
+ * task created the namespace (netns=all) or turned srff on in it. None for
+ * the initial namespace, and none for the namespaces that exist when the
+ * module is loaded (srff_loading): the host's srff is the host's memory,
+ * bounded by the host's caps, and must not pin the cgroup of whoever
+ * loaded the module (an admin's session scope) until rmmod.
+ * docs/design.md, Limits.
+ */
+static bool srff_loading;	/* register_pernet_subsys() in srff_init: it
+				 * holds pernet_ops_rwsem for writing, so no
+				 * namespace is created meanwhile */
+
+static struct mem_cgroup *tracker_memcg(const struct net *net)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	if (net_eq(net, &init_net) || READ_ONCE(srff_loading) ||
+	    mem_cgroup_disabled())
+		return NULL;
+	rcu_read_lock();
+	do {		/* a cgroup that is going: the task has moved on */
+		memcg = mem_cgroup_from_task(current);
+	} while (!css_tryget(&memcg->css));
+	rcu_read_unlock();
+	return memcg;
+#else
+	return NULL;
+#endif
+}
+
 static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 					  const struct srff_config *c)
 {
@@ -491,11 +527,7 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	if (!tr)
 		return NULL;
 	tr->sn = sn;
-	/* What the workers allocate later (a grown bucket array, the size
-	 * histogram, the automatic-threshold state) is charged where the
-	 * table itself is: to whoever turned srff on here.
-	 */
-	tr->memcg = get_mem_cgroup_from_mm(NULL);
+	tr->memcg = tracker_memcg(sn->net);
 	if (srff_table_init(&tr->table, srff_config_hash_buckets(),
 			    c->max_flows, &srff_host_flows)) {
 		mem_cgroup_put(tr->memcg);
@@ -706,7 +738,9 @@ static int __init srff_init(void)
 	err = srff_table_cache_init();
 	if (err)
 		goto err_others;
+	WRITE_ONCE(srff_loading, true);
 	err = register_pernet_subsys(&srff_net_ops);
+	WRITE_ONCE(srff_loading, false);
 	if (err)
 		goto err_cache;
 	err = srff_genl_init();

@@ -93,7 +93,8 @@ struct srff_tracker {
 						 * this namespace's user
 						 * namespace; NULL: the host's */
 	struct mem_cgroup *memcg;		/* charged for what the workers
-						 * allocate (a reference) */
+						 * allocate (a reference); NULL:
+						 * none (main.c tracker_memcg) */
 	struct srff_auto *autoth;		/* the GC worker's alone; NULL
 						 * until a flow has ended */
 	unsigned long auto_next;		/* jiffies: next update */

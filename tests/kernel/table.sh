@@ -18,7 +18,10 @@
 # process in a cgroup of its own turns srff on in a namespace, traffic
 # from outside the cgroup grows the table to 8192 buckets or more (64 KiB
 # of bucket heads at least), and the kernel memory charged to the cgroup
-# grows by at least that much.
+# grows by at least that much. Then the module is loaded again from a
+# cgroup that is removed at once: the initial namespace's srff and that of
+# the namespaces that existed at load hold no reference on it, so it is
+# freed while srff stays on (nr_dying_descendants back to 0).
 . "$(dirname "$0")/../lib.sh"
 
 mode=${1:?resize|memcg}
@@ -113,6 +116,23 @@ memcg)
 	wait_for 10 charged
 	log "memory.stat: kernel $k0 -> $(kmem) bytes, the table at $b buckets; $(grep -E '^(kernel|percpu|slab|vmalloc|kernel_stack|pagetables) ' "$CG/srff/memory.stat" | tr '\n' ' ')"
 	check "the grown array ($b x 8 B) is charged to the cgroup: +$(( ($(kmem) - k0) / 1024 )) KiB" charged
+
+	# Loaded from a cgroup that then goes (an admin's session ending): the
+	# initial namespace's srff, and that of every namespace that existed
+	# at load, is the host's and holds no reference on it, so the removed
+	# cgroup is freed while srff stays loaded and on. (A page cache page
+	# the loader faulted in would hold it too: dropped, to see srff's.)
+	mkdir "$CG/loader"
+	srff_unload || fail "rmmod"
+	run sh -c "echo \$\$ >$CG/loader/cgroup.procs && exec insmod $SRFF_KO netns=all" ||
+		fail "insmod from the cgroup"
+	run ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-flows $RCV_IP4 100 || fail "udp-flows"
+	check "srff on in SND, loaded from the cgroup ($(srffctl -j stats | jq .flows) flows)" \
+		test "$(srffctl -j stats | jq .flows)" -ge 100
+	rmdir "$CG/loader" || fail "rmdir the loader's cgroup"
+	dying() { awk '$1 == "nr_dying_descendants" { print $2 }' "$CG/cgroup.stat"; }
+	freed() { echo 1 >/proc/sys/vm/drop_caches; [ "$(dying)" = 0 ]; }
+	check "the loader's removed cgroup is freed with srff loaded (dying: $(dying))" wait_for 20 freed
 	;;
 *)
 	fail "unknown mode $mode"
