@@ -465,12 +465,14 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 			attr = info->attrs[SRFF_A_THRESHOLDS] ?:
 			       info->attrs[SRFF_A_CLASSID_MAJOR];
 		/* msg is a static string from srff_config_check(), not a
-		 * literal, so NL_SET_ERR_MSG_ATTR() cannot take it.
+		 * literal, so NL_SET_ERR_MSG_ATTR() cannot take it (6.1 and
+		 * 6.12 alike: the macro copies its argument into a static
+		 * array); the message is set, and traced, as that macro does.
 		 */
-		if (info->extack) {
+		do_trace_netlink_extack(msg);
+		NL_SET_BAD_ATTR(info->extack, attr);
+		if (info->extack)
 			info->extack->_msg = msg;
-			info->extack->bad_attr = attr;
-		}
 		err = -EINVAL;
 		goto out_free;
 	}
