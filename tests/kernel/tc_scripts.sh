@@ -12,7 +12,7 @@
 #
 # tc_scripts.sh [main|fq-bands]: two tests (TESTS). fq-bands is the part that
 # differs by kernel where setups.sh does not look, so CI runs that part alone
-# on its second kernel (README, "CI and its budget").
+# on its second kernel (docs/testing.md, "CI").
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
