@@ -220,7 +220,7 @@ static u32 tcp_min_rtt_once(const struct tcp_sock *tp)
  * has retransmissions out (retrans_out, counted once the resend returns).
  * A tail loss probe of a lone last segment passes as acknowledged: it
  * ends a message the socket has nothing left of, so nothing restarts mid-
- * message. docs/design.md, "The acknowledged-data rule".
+ * message. docs/design.md, "Garbage collection" (the idle reset).
  */
 static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
 {
@@ -240,7 +240,8 @@ static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
  * wait for another subflow's data to reach the receiver's shared window).
  * Its count follows its bytes alone, with no idle reset: a kept-alive
  * MPTCP connection's responses add up until idle_timeout frees the flow,
- * and its bytes are split across its subflows (docs/design.md, limits).
+ * and its bytes are split across its subflows (docs/design.md, "Garbage
+ * collection", the idle reset).
  */
 static bool tcp_mptcp_subflow(const struct tcp_sock *tp)
 {
