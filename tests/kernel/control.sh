@@ -159,6 +159,11 @@ invalid)
 	raw "nest without NLA_F_NESTED" set-config 2:nest=1:u64:100,1:u64:200,1:u64:300
 	raw "attribute on get-config" get-config 5:u32:500
 	raw "enabled 2" set-config 19:u8:2
+	raw "mark 2" set-config 20:u8:2
+	raw "DSCP 64 in the map" set-config 21:nest:flag=1:u8:0,1:u8:0,1:u8:64
+	raw "a DSCP map of four for three bands" set-config 21:nest:flag=1:u8:0,1:u8:0,1:u8:1,1:u8:1
+	raw "a DSCP map item of 2 bytes" set-config 21:nest:flag=1:u16:1
+	raw "DSCP override 2" set-config 22:u8:2
 	raw "a flow filter in a set" set-config 17:u8:1
 	raw "empty set" set-config
 	raw "flow dump of band 16" --dump get-flows 17:u8:16
