@@ -146,6 +146,16 @@ def decode(payload):
     return out
 
 
+def default_map(bands):
+    """Every band keeps its DSCP but the lowest: LE (1)."""
+    return [DSCP_KEEP] * (bands - 1) + [1]
+
+
+def is_default_map(m):
+    """A map the kernel takes as the default (for its own length)."""
+    return len(m) >= 1 and m == default_map(len(m))
+
+
 def prio_ok(p):
     return p <= 15 or (p >> 16) != 0
 
@@ -255,6 +265,9 @@ def main():
                 bad.append("%s: accepted, and now breaks '%s': %s" % (where, rule, c))
             if cmd == "set-config" and not mutated:
                 for name, v in want.items():
+                    if name == "SRFF_A_DSCP_MAP" and is_default_map(v):
+                        # The default, which follows the number of bands.
+                        v = default_map(len(c["SRFF_A_THRESHOLDS"]) + 1)
                     if c.get(name, [] if name in LISTS else None) != v:
                         bad.append("%s: %s set to %s reads back %s" % (where, name, v, c.get(name)))
             if cmd != "set-config" and changed(before, after):
