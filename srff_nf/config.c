@@ -321,6 +321,38 @@ int srff_config_check(struct srff_config *c, const char **msg)
 		*msg = "enabled must be 0 (off) or 1 (on)";
 		return SRFF_A_ENABLED;
 	}
+	if (c->mark > SRFF_MARK_MAX) {
+		*msg = "mark must be none or dscp";
+		return SRFF_A_MARK;
+	}
+	if (c->dscp_override > 1) {
+		*msg = "DSCP override must be 0 (off) or 1 (on)";
+		return SRFF_A_DSCP_OVERRIDE;
+	}
+	/* A map that is the default for its length is the default: a saved
+	 * configuration read back keeps following the number of bands.
+	 */
+	if (c->dscp_map_set && c->ndscp >= 1 && c->ndscp <= SRFF_MAX_BANDS &&
+	    c->dscp[c->ndscp - 1] == SRFF_DSCP_LE &&
+	    memchr_inv(c->dscp, SRFF_DSCP_KEEP, c->ndscp - 1) == NULL)
+		c->dscp_map_set = 0;
+	if (!c->dscp_map_set) {
+		/* The default: every band keeps the packet's DSCP but the
+		 * lowest (there are two or more), Lower Effort (RFC 8622).
+		 */
+		c->ndscp = c->nthresholds + 1;
+		memset(c->dscp, SRFF_DSCP_KEEP, sizeof(c->dscp));
+		c->dscp[c->nthresholds] = SRFF_DSCP_LE;
+	} else if (c->ndscp != c->nthresholds + 1) {
+		*msg = "need one DSCP per band (thresholds + 1)";
+		return SRFF_A_DSCP_MAP;
+	}
+	for (i = 0; i < c->ndscp; i++) {
+		if (c->dscp[i] > 63 && c->dscp[i] != SRFF_DSCP_KEEP) {
+			*msg = "DSCP must be 0-63 or keep";
+			return SRFF_A_DSCP_MAP;
+		}
+	}
 	if (c->ntop_ports > SRFF_MAX_TOP_PORTS) {
 		*msg = "at most 32 top ports";
 		return SRFF_A_TOP_PORTS;

@@ -48,6 +48,8 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 #include <net/l3mdev.h>
 #include <net/rtnetlink.h>
 #include <net/tcp.h>
@@ -261,6 +263,48 @@ static bool tcp_mptcp_subflow(const struct tcp_sock *tp)
 } while (0)
 #define stat_inc(field)	stat_add(field, 1)
 
+/*
+ * mark dscp: write the band's DSCP into the IPv4 TOS or the IPv6 traffic
+ * class, keeping the ECN bits (ipv4_change_dsfield fixes the header
+ * checksum; IPv6 has none, and neither is in a transport checksum). Only
+ * when the value changes, and, unless dscp_override, only over DSCP 0: an
+ * application's own code point (EF, AF) is never lowered. A GSO
+ * super-packet is marked once: segmentation copies its header to every
+ * segment. The header is made writable first (a clone's shared header is
+ * copied; TCP's own clones have private headers, __skb_header_release);
+ * without memory for that, the packet leaves unmarked and is counted.
+ */
+static noinline void mark_dscp(struct srff_tracker *tr, struct sk_buff *skb,
+			       unsigned int nhoff, u8 family,
+			       const struct srff_config *c, unsigned int band)
+{
+	struct srff_pcpu_stats __percpu *st = READ_ONCE(tr->stats);
+	u8 want = c->dscp[band], ds;
+	__be16 _w;
+	const __be16 *w;
+
+	if (want == SRFF_DSCP_KEEP)
+		return;
+	/* The DS field: IPv4's second byte; IPv6's bits 4-11. */
+	w = skb_header_pointer(skb, nhoff, sizeof(_w), &_w);
+	if (!w)
+		return;
+	ds = family == AF_INET ? ntohs(*w) & 0xff : (ntohs(*w) >> 4) & 0xff;
+	if (ds >> 2 == want || (ds >> 2 && !c->dscp_override))
+		return;
+	if (skb_ensure_writable(skb, nhoff + (family == AF_INET ?
+					      sizeof(struct iphdr) :
+					      sizeof(struct ipv6hdr)))) {
+		stat_inc(dscp_failed);
+		return;
+	}
+	if (family == AF_INET)
+		ipv4_change_dsfield(ip_hdr(skb), INET_ECN_MASK, want << 2);
+	else
+		ipv6_change_dsfield(ipv6_hdr(skb), INET_ECN_MASK, want << 2);
+	stat_inc(dscp_pkts);
+}
+
 unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		       const struct nf_hook_state *state)
 {
@@ -395,6 +439,8 @@ top:
 	band = 0;
 mark:
 	skb->priority = srff_band_priority(c, band);
+	if (unlikely(c->mark == SRFF_MARK_DSCP))
+		mark_dscp(tr, skb, nhoff, family, c, band);
 	stat_inc(band_pkts[band]);
 	stat_add(band_bytes[band], len);
 	return NF_ACCEPT;

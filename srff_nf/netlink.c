@@ -32,6 +32,11 @@ static const struct nla_policy srff_items_u32_policy[SRFF_A_ITEM_MAX + 1] = {
 	[SRFF_A_ITEM] = { .type = NLA_U32 },
 };
 
+static const struct nla_policy srff_items_u8_policy[SRFF_A_ITEM_MAX + 1] = {
+	[SRFF_A_ITEM] = { .type = NLA_U8 },
+	[SRFF_A_ITEM_PAD] = { .type = NLA_REJECT },
+};
+
 static const struct nla_policy srff_items_u16_policy[SRFF_A_ITEM_MAX + 1] = {
 	[SRFF_A_ITEM] = NLA_POLICY_MIN(NLA_U16, 1),
 };
@@ -52,7 +57,7 @@ static struct netlink_range_validation max_flows_range = {
 	.min = SRFF_MAX_FLOWS_MIN, .max = SRFF_MAX_FLOWS_MAX,
 };
 
-static const struct nla_policy srff_set_policy[SRFF_A_ENABLED + 1] = {
+static const struct nla_policy srff_set_policy[SRFF_A_MAX + 1] = {
 	[SRFF_A_THRESHOLDS] = NLA_POLICY_NESTED(srff_items_u64_policy),
 	[SRFF_A_PRIORITIES] = NLA_POLICY_NESTED(srff_items_u32_policy),
 	[SRFF_A_CLASSID_MAJOR] = { .type = NLA_U16 },
@@ -68,70 +73,65 @@ static const struct nla_policy srff_set_policy[SRFF_A_ENABLED + 1] = {
 	[SRFF_A_AUTO_THRESHOLDS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[SRFF_A_FILTER_BAND ... SRFF_A_FILTER_MIN_BYTES] = { .type = NLA_REJECT },
 	[SRFF_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[SRFF_A_MARK] = NLA_POLICY_MAX(NLA_U8, SRFF_MARK_MAX),
+	/* Values (0-63 or keep) and their number: srff_config_check. */
+	[SRFF_A_DSCP_MAP] = NLA_POLICY_NESTED(srff_items_u8_policy),
+	[SRFF_A_DSCP_OVERRIDE] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- replies ---------------------------------------------------------- */
 
-static int put_list_u64(struct sk_buff *skb, int type, const u64 *v,
-			unsigned int n)
+/* A list nest of @n entries of @size bytes each (get_list's mirror). */
+static int put_list(struct sk_buff *skb, int type, const void *v,
+		    unsigned int size, unsigned int n)
 {
 	struct nlattr *nest = nla_nest_start(skb, type);
 	unsigned int i;
+	int err = 0;
 
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < n; i++)
-		if (nla_put_u64_64bit(skb, SRFF_A_ITEM, v[i], SRFF_A_ITEM_PAD))
-			return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int put_list_u32(struct sk_buff *skb, int type, const u32 *v,
-			unsigned int n)
-{
-	struct nlattr *nest = nla_nest_start(skb, type);
-	unsigned int i;
-
-	if (!nest)
+	for (i = 0; i < n && !err; i++) {
+		switch (size) {
+		case sizeof(u64):
+			err = nla_put_u64_64bit(skb, SRFF_A_ITEM, ((const u64 *)v)[i],
+						SRFF_A_ITEM_PAD);
+			break;
+		case sizeof(u32):
+			err = nla_put_u32(skb, SRFF_A_ITEM, ((const u32 *)v)[i]);
+			break;
+		case sizeof(u16):
+			err = nla_put_u16(skb, SRFF_A_ITEM, ((const u16 *)v)[i]);
+			break;
+		case sizeof(u8):
+			err = nla_put_u8(skb, SRFF_A_ITEM, ((const u8 *)v)[i]);
+			break;
+		}
+	}
+	if (err)
 		return -EMSGSIZE;
-	for (i = 0; i < n; i++)
-		if (nla_put_u32(skb, SRFF_A_ITEM, v[i]))
-			return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int put_list_u16(struct sk_buff *skb, int type, const u16 *v,
-			unsigned int n)
-{
-	struct nlattr *nest = nla_nest_start(skb, type);
-	unsigned int i;
-
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < n; i++)
-		if (nla_put_u16(skb, SRFF_A_ITEM, v[i]))
-			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }
 
 static int fill_config(struct sk_buff *skb, const struct srff_config *c)
 {
-	if (put_list_u64(skb, SRFF_A_THRESHOLDS, c->thresholds, c->nthresholds) ||
-	    put_list_u32(skb, SRFF_A_PRIORITIES, c->priorities, c->npriorities) ||
+	if (put_list(skb, SRFF_A_THRESHOLDS, c->thresholds, sizeof(u64), c->nthresholds) ||
+	    put_list(skb, SRFF_A_PRIORITIES, c->priorities, sizeof(u32), c->npriorities) ||
 	    nla_put_u16(skb, SRFF_A_CLASSID_MAJOR, c->classid_major) ||
 	    nla_put_u32(skb, SRFF_A_IDLE_TIMEOUT_MS, c->idle_timeout_ms) ||
 	    nla_put_u32(skb, SRFF_A_GC_INTERVAL_MS, c->gc_interval_ms) ||
 	    nla_put_u32(skb, SRFF_A_MAX_FLOWS, c->max_flows) ||
 	    nla_put_u8(skb, SRFF_A_UDP_POLICY, c->udp_policy) ||
-	    put_list_u16(skb, SRFF_A_TOP_PORTS, c->top_ports, c->ntop_ports) ||
+	    put_list(skb, SRFF_A_TOP_PORTS, c->top_ports, sizeof(u16), c->ntop_ports) ||
 	    nla_put_u32(skb, SRFF_A_UNTRACKED_PRIORITY, c->untracked_priority) ||
 	    nla_put_u8(skb, SRFF_A_APP_PRIORITY, c->app_priority) ||
 	    nla_put_u32(skb, SRFF_A_IDLE_RESET_MS, c->idle_reset_ms) ||
 	    nla_put_u8(skb, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds) ||
-	    nla_put_u8(skb, SRFF_A_ENABLED, c->enabled))
+	    nla_put_u8(skb, SRFF_A_ENABLED, c->enabled) ||
+	    nla_put_u8(skb, SRFF_A_MARK, c->mark) ||
+	    put_list(skb, SRFF_A_DSCP_MAP, c->dscp, sizeof(u8), c->ndscp) ||
+	    nla_put_u8(skb, SRFF_A_DSCP_OVERRIDE, c->dscp_override))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -175,7 +175,9 @@ static int fill_stats(struct sk_buff *skb, const struct srff_stats *st,
 	    nla_put_u32(skb, SRFF_STATS_A_BUCKETS, st->buckets) ||
 	    put_u64(skb, SRFF_STATS_A_GROWN, st->grown, SRFF_STATS_A_PAD) ||
 	    put_u64(skb, SRFF_STATS_A_SHRUNK, st->shrunk, SRFF_STATS_A_PAD) ||
-	    put_u64(skb, SRFF_STATS_A_LOOPBACK_PKTS, s->loopback_pkts, SRFF_STATS_A_PAD))
+	    put_u64(skb, SRFF_STATS_A_LOOPBACK_PKTS, s->loopback_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_DSCP_PKTS, s->dscp_pkts, SRFF_STATS_A_PAD) ||
+	    put_u64(skb, SRFF_STATS_A_DSCP_FAILED, s->dscp_failed, SRFF_STATS_A_PAD))
 		return -EMSGSIZE;
 	/* The host-wide count moves with every other tenant's flows: only
 	 * the initial namespace's replies carry it.
@@ -352,6 +354,9 @@ static int get_list(const struct nlattr *nest, void *out, unsigned int size,
 		case sizeof(u16):
 			((u16 *)out)[i] = nla_get_u16(item);
 			break;
+		case sizeof(u8):
+			((u8 *)out)[i] = nla_get_u8(item);
+			break;
 		}
 		i++;
 	}
@@ -401,6 +406,18 @@ static int parse_config(struct genl_info *info, struct srff_config *c)
 		c->idle_reset_ms = nla_get_u32(a[SRFF_A_IDLE_RESET_MS]);
 	if (a[SRFF_A_ENABLED])
 		c->enabled = nla_get_u8(a[SRFF_A_ENABLED]);
+	if (a[SRFF_A_MARK])
+		c->mark = nla_get_u8(a[SRFF_A_MARK]);
+	if (a[SRFF_A_DSCP_OVERRIDE])
+		c->dscp_override = nla_get_u8(a[SRFF_A_DSCP_OVERRIDE]);
+	/* A map, or an empty nest: the default map again. */
+	if (a[SRFF_A_DSCP_MAP]) {
+		err = get_list(a[SRFF_A_DSCP_MAP], c->dscp, sizeof(u8),
+			       SRFF_MAX_BANDS, &c->ndscp, extack);
+		if (err)
+			return err;
+		c->dscp_map_set = c->ndscp > 0;
+	}
 	/* Thresholds set by hand are fixed, unless the same request asks to
 	 * learn from them on. Learning with another number of bands (new
 	 * priorities, no thresholds) starts from the defaults for it.
@@ -419,8 +436,8 @@ static bool any_attr(struct nlattr **a)
 {
 	int i;
 
-	for (i = 0; i <= SRFF_A_ENABLED; i++)
-		if (a[i])
+	for (i = 0; i <= SRFF_A_MAX; i++)
+		if (a[i])	/* the policy rejects what is not configuration */
 			return true;
 	return false;
 }
@@ -464,6 +481,9 @@ static int srff_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		if (!attr && bad == SRFF_A_PRIORITIES)
 			attr = info->attrs[SRFF_A_THRESHOLDS] ?:
 			       info->attrs[SRFF_A_CLASSID_MAJOR];
+		if (!attr && bad == SRFF_A_DSCP_MAP)
+			attr = info->attrs[SRFF_A_THRESHOLDS] ?:
+			       info->attrs[SRFF_A_PRIORITIES];
 		/* msg is a static string from srff_config_check(), not a
 		 * literal, so NL_SET_ERR_MSG_ATTR() cannot take it (6.1 and
 		 * 6.12 alike: the macro copies its argument into a static

@@ -39,6 +39,11 @@ struct srff_config {
 	u32 untracked_priority;
 	u32 ntop_ports;
 	u16 top_ports[SRFF_MAX_TOP_PORTS];	/* host order */
+	u8 mark;				/* enum srff_mark */
+	u8 dscp_override;			/* 1: rewrite any DSCP */
+	u8 dscp_map_set;			/* 0: dscp[] is the default */
+	u32 ndscp;				/* = bands, once checked */
+	u8 dscp[SRFF_MAX_BANDS];		/* per band, or SRFF_DSCP_KEEP */
 	/* Derived in srff_config_check(), in jiffies. */
 	unsigned long idle_timeout;
 	unsigned long idle_reset;
@@ -61,6 +66,8 @@ struct srff_pcpu_stats {
 	u64 nodata_pkts;	/* TCP segments with no data, no flow: top band */
 	u64 encap_pkts;		/* passes another pass classifies (hook.c) */
 	u64 loopback_pkts;	/* sent through a loopback device */
+	u64 dscp_pkts;		/* DSCP written (mark dscp) */
+	u64 dscp_failed;	/* header could not be made writable */
 };
 
 #define SRFF_STATS_WORDS	(sizeof(struct srff_pcpu_stats) / sizeof(u64))

@@ -35,8 +35,10 @@ static int put_list(struct nl_msg *msg, int type, const void *v, size_t size,
 			err = nla_put_u64(msg, SRFF_A_ITEM, ((const uint64_t *)v)[i]);
 		else if (size == 4)
 			err = nla_put_u32(msg, SRFF_A_ITEM, ((const uint32_t *)v)[i]);
-		else
+		else if (size == 2)
 			err = nla_put_u16(msg, SRFF_A_ITEM, ((const uint16_t *)v)[i]);
+		else
+			err = nla_put_u8(msg, SRFF_A_ITEM, ((const uint8_t *)v)[i]);
 	}
 	nla_nest_end(msg, nest);
 	return err ? -1 : 0;
@@ -76,6 +78,12 @@ static int send_config(const struct config *c)
 		err |= nla_put_u8(msg, SRFF_A_AUTO_THRESHOLDS, c->auto_thresholds);
 	if (c->has & CF_ENABLED)
 		err |= nla_put_u8(msg, SRFF_A_ENABLED, c->enabled);
+	if (c->has & CF_MARK)
+		err |= nla_put_u8(msg, SRFF_A_MARK, c->mark);
+	if (c->has & CF_DSCP_MAP)
+		err |= put_list(msg, SRFF_A_DSCP_MAP, c->dscp_map, 1, c->ndscp_map);
+	if (c->has & CF_DSCP_OVERRIDE)
+		err |= nla_put_u8(msg, SRFF_A_DSCP_OVERRIDE, c->dscp_override);
 	if (err) {
 		nlmsg_free(msg);
 		fprintf(stderr, "%s: the request does not fit in one message\n", prog);
@@ -209,7 +217,7 @@ int cmd_apply(int argc, char **argv)
  */
 int cmd_setconf(int argc, char **argv)
 {
-	struct config file, c;
+	struct config file, c, now;
 	struct params p;
 	struct sysinfo si;
 	char err[512];
@@ -230,6 +238,13 @@ int cmd_setconf(int argc, char **argv)
 		fprintf(stderr, "%s: sysinfo: %s\n", prog, strerror(errno));
 		return EXIT_ERROR;
 	}
-	config_setconf(&file, &p, (uint64_t)si.totalram * si.mem_unit, &c);
+	/* DSCP marking goes back to its defaults too, where the module has
+	 * it: one that predates it would refuse the whole request.
+	 */
+	ret = srff_get_config(&now);
+	if (ret)
+		return ret;
+	config_setconf(&file, &p, (uint64_t)si.totalram * si.mem_unit,
+		       now.ndscp_map > 0, &c);
 	return send_config(&c);
 }

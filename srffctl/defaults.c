@@ -173,8 +173,17 @@ static void auto_default(struct config *c, unsigned int n)
 		c->thresholds[i] = AUTO_FLOOR << (3 * i);
 }
 
+void dscp_default_map(uint8_t *map, unsigned int nbands)
+{
+	if (nbands > SRFF_MAX_BANDS)
+		nbands = SRFF_MAX_BANDS;
+	memset(map, SRFF_DSCP_KEEP, nbands);
+	if (nbands >= 2)
+		map[nbands - 1] = SRFF_DSCP_LE;
+}
+
 void config_setconf(const struct config *file, const struct params *p,
-		    uint64_t ram, struct config *c)
+		    uint64_t ram, bool dscp, struct config *c)
 {
 	unsigned int has = file->has;
 
@@ -220,6 +229,11 @@ void config_setconf(const struct config *file, const struct params *p,
 	}
 	if (has & CF_ENABLED)	/* else on or off as it is: not sent */
 		c->enabled = file->enabled;
+	/* DSCP marking has no module parameters: off, never overriding. */
+	if (has & CF_MARK)
+		c->mark = file->mark;
+	if (has & CF_DSCP_OVERRIDE)
+		c->dscp_override = file->dscp_override;
 
 	/*
 	 * ...and thresholds that go with the bands that makes: the file's;
@@ -248,8 +262,25 @@ void config_setconf(const struct config *file, const struct params *p,
 		}
 		c->auto_thresholds = learn;
 	}
+
+	/*
+	 * The file's DSCP map (one that does not fit the bands is the
+	 * kernel's to refuse), else the default for as many bands as the
+	 * thresholds above make, sent as well: a map in force that fits
+	 * them would otherwise survive. A module without DSCP marking gets
+	 * what the file names and nothing more (it refuses that itself).
+	 */
+	if (has & CF_DSCP_MAP) {
+		memcpy(c->dscp_map, file->dscp_map, sizeof(c->dscp_map));
+		c->ndscp_map = file->ndscp_map;
+	} else {
+		c->ndscp_map = c->nthresholds + 1 > SRFF_MAX_BANDS ?
+			       SRFF_MAX_BANDS : c->nthresholds + 1;
+		dscp_default_map(c->dscp_map, c->ndscp_map);
+	}
 	c->has = CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT |
 		 CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS |
 		 CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO |
-		 (has & CF_ENABLED);
+		 (has & (CF_ENABLED | CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE)) |
+		 (dscp ? CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE : 0);
 }

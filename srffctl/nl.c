@@ -116,6 +116,9 @@ static struct nla_policy reply_policy[SRFF_A_MAX + 1] = {
 	[SRFF_A_SIZES] = { .type = NLA_NESTED },
 	[SRFF_A_AUTO_THRESHOLDS] = { .type = NLA_U8 },
 	[SRFF_A_ENABLED] = { .type = NLA_U8 },
+	[SRFF_A_MARK] = { .type = NLA_U8 },
+	[SRFF_A_DSCP_MAP] = { .type = NLA_NESTED },
+	[SRFF_A_DSCP_OVERRIDE] = { .type = NLA_U8 },
 };
 
 static int valid_cb(struct nl_msg *m, void *arg)
@@ -164,6 +167,9 @@ static const char *const attr_keys[SRFF_A_MAX + 1] = {
 	[SRFF_A_IDLE_RESET_MS] = "idle-reset",
 	[SRFF_A_AUTO_THRESHOLDS] = "thresholds",
 	[SRFF_A_ENABLED] = "enabled",
+	[SRFF_A_MARK] = "mark",
+	[SRFF_A_DSCP_MAP] = "dscp-map",
+	[SRFF_A_DSCP_OVERRIDE] = "dscp-override",
 };
 
 static const char *attr_key(int type)
@@ -417,8 +423,10 @@ static int list_get(struct nlattr *nest, void *out, size_t size, unsigned int ma
 			((uint64_t *)out)[*n] = nla_get_u64(a);
 		else if (size == 4)
 			((uint32_t *)out)[*n] = nla_get_u32(a);
-		else
+		else if (size == 2)
 			((uint16_t *)out)[*n] = nla_get_u16(a);
+		else
+			((uint8_t *)out)[*n] = nla_get_u8(a);
 		(*n)++;
 	}
 	return 0;
@@ -435,7 +443,9 @@ static int config_cb(struct nlattr **tb, void *arg)
 	if (list_get(tb[SRFF_A_THRESHOLDS], c->thresholds, 8, LIST_MAX, &c->nthresholds) ||
 	    list_get(tb[SRFF_A_PRIORITIES], c->priorities, 4, LIST_MAX, &c->npriorities) ||
 	    (tb[SRFF_A_TOP_PORTS] &&
-	     list_get(tb[SRFF_A_TOP_PORTS], c->top_ports, 2, LIST_MAX, &c->ntop_ports))) {
+	     list_get(tb[SRFF_A_TOP_PORTS], c->top_ports, 2, LIST_MAX, &c->ntop_ports)) ||
+	    (tb[SRFF_A_DSCP_MAP] &&
+	     list_get(tb[SRFF_A_DSCP_MAP], c->dscp_map, 1, SRFF_MAX_BANDS, &c->ndscp_map))) {
 		fprintf(stderr, "%s: malformed list in the kernel's configuration\n", prog);
 		return EXIT_ERROR;
 	}
@@ -451,6 +461,9 @@ static int config_cb(struct nlattr **tb, void *arg)
 	GET(SRFF_A_AUTO_THRESHOLDS, auto_thresholds, 8);
 	c->enabled = 1;		/* a module without the attribute: always on */
 	GET(SRFF_A_ENABLED, enabled, 8);
+	/* A module without DSCP marking sends none of these: ndscp_map 0. */
+	GET(SRFF_A_MARK, mark, 8);
+	GET(SRFF_A_DSCP_OVERRIDE, dscp_override, 8);
 #undef GET
 	return 0;
 }

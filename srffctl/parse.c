@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing and formatting of srffctl's values: sizes (16k, 1.5m, 4Mb: tc's),
- * durations (2500ms, 2.5s, 1m), lists, class ids, protocols. No I/O, no
+ * durations (2500ms, 2.5s, 1m), lists, class ids, protocols, DSCPs. No I/O, no
  * netlink: unit-tested natively by tests/test_parse.c. Only the form is
  * checked here; semantic checks (ascending thresholds, ranges) are the
  * kernel's, so its message reaches the user.
@@ -18,6 +18,7 @@
 
 const char *const udp_policy_names[] = { "track", "top", "ignore", NULL };
 const char *const app_prio_names[] = { "override", "keep", NULL };
+const char *const mark_names[] = { "none", "dscp", NULL };
 
 int name_index(const char *const *names, const char *s)
 {
@@ -230,3 +231,68 @@ const char *fmt_duration(uint32_t ms, char *buf, size_t len)
 	return buf;
 }
 
+
+/*
+ * DSCP names, in the order fmt_dscp() prefers them: LE (RFC 8622), EF
+ * (RFC 3246), VOICE-ADMIT (RFC 5865), the assured-forwarding classes of
+ * RFC 2597 (AFxy = 8x + 2y) and the class selectors (CSn = 8n, RFC 2474).
+ */
+static const struct { const char *name; uint8_t v; } dscp_names[] = {
+	{ "le", SRFF_DSCP_LE }, { "ef", 46 }, { "va", 44 },
+	{ "af11", 10 }, { "af12", 12 }, { "af13", 14 },
+	{ "af21", 18 }, { "af22", 20 }, { "af23", 22 },
+	{ "af31", 26 }, { "af32", 28 }, { "af33", 30 },
+	{ "af41", 34 }, { "af42", 36 }, { "af43", 38 },
+	{ "cs0", 0 }, { "cs1", 8 }, { "cs2", 16 }, { "cs3", 24 },
+	{ "cs4", 32 }, { "cs5", 40 }, { "cs6", 48 }, { "cs7", 56 },
+	{ "keep", SRFF_DSCP_KEEP },
+};
+
+int parse_dscp(const char *s, uint8_t *out)
+{
+	unsigned int v = 0, base = 10;
+	const char *p = s;
+
+	for (size_t i = 0; i < sizeof(dscp_names) / sizeof(dscp_names[0]); i++) {
+		if (!strcasecmp(s, dscp_names[i].name)) {
+			*out = dscp_names[i].v;
+			return 0;
+		}
+	}
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		unsigned char ch = *p;
+		unsigned int d;
+
+		if (isdigit(ch))
+			d = ch - '0';
+		else if (base == 16 && isxdigit(ch))
+			d = tolower(ch) - 'a' + 10;
+		else
+			return -1;
+		v = v * base + d;
+		if (v > 255)	/* out of range already: no overflow */
+			v = 256;
+	}
+	if (v > 63)
+		return -2;
+	*out = v;
+	return 0;
+}
+
+const char *fmt_dscp(uint8_t v, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(dscp_names) / sizeof(dscp_names[0]); i++) {
+		if (dscp_names[i].v == v) {
+			snprintf(buf, len, "%s", dscp_names[i].name);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%u", v);
+	return buf;
+}

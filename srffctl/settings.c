@@ -72,8 +72,66 @@ int config_set_thresholds(struct config *c, char **args, int n, char *err,
 const char *const config_keys[] = {
 	"thresholds", "priorities", "classid", "idle-timeout", "gc-interval",
 	"max-flows", "udp", "top-ports", "untracked-priority", "app-priority",
-	"idle-reset", "enabled", NULL,
+	"idle-reset", "enabled", "mark", "dscp-map", "dscp-override", NULL,
 };
+
+/*
+ * dscp-map D0,D1,...: one DSCP per band (parse_dscp()). Unlike the other
+ * lists, more entries than bands can ever be is refused here, and each
+ * error names its entry.
+ */
+/* KEY on|off into *out (1 or 0). */
+static int on_off(const char *key, const char *v, uint8_t *out, char *err,
+		  size_t errlen)
+{
+	if (!strcmp(v, "on"))
+		*out = 1;
+	else if (!strcmp(v, "off"))
+		*out = 0;
+	else
+		return errf(err, errlen, "%s: '%s' is not on or off", key, v);
+	return 0;
+}
+
+static int set_dscp_map(struct config *c, const char *v, char *err, size_t errlen)
+{
+	static const char what[] = "keep, 0-63, le, ef, va, cs0-cs7 or af11-af43";
+	uint8_t map[SRFF_MAX_BANDS];
+	const char *s = v;
+	unsigned int n = 0;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		char elem[64];
+		int ret;
+
+		if (!len)
+			return errf(err, errlen, "dscp-map: entry %u of '%s' is empty", n + 1, v);
+		if (len >= sizeof(elem))
+			return errf(err, errlen, "dscp-map: entry %u, '%.*s', is not a DSCP (%s)",
+				    n + 1, (int)len, s, what);
+		memcpy(elem, s, len);
+		elem[len] = '\0';
+		if (n == SRFF_MAX_BANDS)
+			return errf(err, errlen, "dscp-map: entry %u, '%s', is one too many: one DSCP per band, at most %d",
+				    n + 1, elem, SRFF_MAX_BANDS);
+		ret = parse_dscp(elem, &map[n]);
+		if (ret == -2)
+			return errf(err, errlen, "dscp-map: entry %u, '%s', is above 63, the largest DSCP",
+				    n + 1, elem);
+		if (ret)
+			return errf(err, errlen, "dscp-map: entry %u, '%s', is not a DSCP (%s)",
+				    n + 1, elem, what);
+		n++;
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	memcpy(c->dscp_map, map, n);
+	c->ndscp_map = n;
+	c->has |= CF_DSCP_MAP;
+	return 0;
+}
 
 static int list_err(int ret, const char *key, const char *v, const char *example,
 		    char *err, size_t errlen)
@@ -144,13 +202,21 @@ int config_set_key(struct config *c, const char *key, const char *v,
 			return errf(err, errlen, "idle-reset: '%s' is not a duration (e.g. 1s) or off", v);
 		c->has |= CF_IDLE_RESET;
 	} else if (!strcmp(key, "enabled")) {
-		if (!strcmp(v, "on"))
-			c->enabled = 1;
-		else if (!strcmp(v, "off"))
-			c->enabled = 0;
-		else
-			return errf(err, errlen, "enabled: '%s' is not on or off", v);
+		if (on_off(key, v, &c->enabled, err, errlen))
+			return -1;
 		c->has |= CF_ENABLED;
+	} else if (!strcmp(key, "mark")) {
+		i = name_index(mark_names, v);
+		if (i < 0)
+			return errf(err, errlen, "mark: '%s' is not dscp or none", v);
+		c->mark = i;
+		c->has |= CF_MARK;
+	} else if (!strcmp(key, "dscp-map")) {
+		return set_dscp_map(c, v, err, errlen);
+	} else if (!strcmp(key, "dscp-override")) {
+		if (on_off(key, v, &c->dscp_override, err, errlen))
+			return -1;
+		c->has |= CF_DSCP_OVERRIDE;
 	} else {
 		return errf(err, errlen, "unknown setting '%s' (see srffctl help)", key);
 	}
@@ -288,6 +354,30 @@ void config_print(const struct config *c, bool exact)
 	else
 		print_text("idle-reset off\n");
 	print_bool(PRINT_JSON, "enabled", NULL, c->enabled);
+
+	/* DSCP marking: whether, the DSCP per band (by name where it has
+	 * one; JSON: numbers, null for keep), and whether an application's
+	 * own DSCP is rewritten too. Left out for a module without it, so
+	 * that what save writes there, it takes back.
+	 */
+	if (c->ndscp_map) {
+		print_string(PRINT_ANY, "mark", "mark %s\n",
+			     c->mark <= SRFF_MARK_MAX ? mark_names[c->mark] : "?");
+		print_text("dscp-map");
+		open_json_array(PRINT_JSON, "dscp_map");
+		for (i = 0; i < c->ndscp_map; i++) {
+			if (c->dscp_map[i] == SRFF_DSCP_KEEP)
+				print_null(PRINT_JSON, NULL, NULL, NULL);
+			else
+				print_uint(PRINT_JSON, NULL, NULL, c->dscp_map[i]);
+			print_string(PRINT_FP, NULL, i ? ",%s" : " %s",
+				     fmt_dscp(c->dscp_map[i], b, sizeof(b)));
+		}
+		close_json_array(PRINT_JSON, NULL);
+		print_text("\n");
+		print_bool(PRINT_JSON, "dscp_override", NULL, c->dscp_override);
+		print_text(c->dscp_override ? "dscp-override on\n" : "dscp-override off\n");
+	}
 
 	close_json_object();
 }

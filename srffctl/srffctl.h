@@ -50,7 +50,15 @@ const char *fmt_size(uint64_t v, char *buf, size_t len);
 const char *fmt_duration(uint32_t ms, char *buf, size_t len);
 extern const char *const udp_policy_names[];
 extern const char *const app_prio_names[];
+extern const char *const mark_names[];
 int name_index(const char *const *names, const char *s);
+/* A DSCP: keep (SRFF_DSCP_KEEP), 0-63 in decimal or 0x hex, or a name (le,
+ * ef, va, af11-af43, cs0-cs7), in any case. 0, -1 if it is none of these,
+ * or -2 for a number above 63.
+ */
+int parse_dscp(const char *s, uint8_t *out);
+/* Its name if it has one (le, ef, va, afXY, csN, keep), else the number. */
+const char *fmt_dscp(uint8_t v, char *buf, size_t len);
 
 /*
  * A configuration as the tool holds it; `has` marks what a SET carries.
@@ -64,7 +72,8 @@ enum {
 	CF_IDLE_TIMEOUT = 1 << 3, CF_GC_INTERVAL = 1 << 4, CF_MAX_FLOWS = 1 << 5,
 	CF_UDP = 1 << 6, CF_TOP_PORTS = 1 << 7, CF_UNTRACKED = 1 << 8,
 	CF_APP_PRIO = 1 << 9, CF_IDLE_RESET = 1 << 10, CF_AUTO = 1 << 11,
-	CF_ENABLED = 1 << 12,
+	CF_ENABLED = 1 << 12, CF_MARK = 1 << 13, CF_DSCP_MAP = 1 << 14,
+	CF_DSCP_OVERRIDE = 1 << 15,
 };
 
 struct config {
@@ -81,6 +90,14 @@ struct config {
 	uint32_t untracked_priority, idle_reset_ms;
 	uint8_t auto_thresholds;	/* 1: learnt by the kernel */
 	uint8_t enabled;		/* 1: srff marks this namespace's packets */
+	uint8_t mark;			/* enum srff_mark */
+	uint8_t dscp_override;		/* 1: rewrite an application's DSCP too */
+	/* Per band: a DSCP or SRFF_DSCP_KEEP. From the kernel, none (0) only
+	 * from a module that predates DSCP marking: show and save leave the
+	 * three settings out then.
+	 */
+	uint8_t dscp_map[SRFF_MAX_BANDS];
+	unsigned int ndscp_map;
 };
 
 /* ---- settings.c ---- */
@@ -135,9 +152,15 @@ struct params {
 /* Read them from dir; 0, or -1 with a message in err (errno kept). */
 int params_read(const char *dir, struct params *p, char *err, size_t errlen);
 uint32_t default_max_flows(uint64_t ram);
-/* setconf: file's settings over the defaults p, every key set in c. */
+/* The map a namespace starts with: every band keeps, the lowest of two or
+ * more gets LE (RFC 8622).
+ */
+void dscp_default_map(uint8_t *map, unsigned int nbands);
+/* setconf: file's settings over the defaults p, every key set in c; the
+ * DSCP keys the file does not name only if the module knows them (dscp).
+ */
 void config_setconf(const struct config *file, const struct params *p,
-		    uint64_t ram, struct config *c);
+		    uint64_t ram, bool dscp, struct config *c);
 
 /* ---- print.c ---- */
 enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 3 };

@@ -71,6 +71,15 @@ void stats_print(const struct stats *s, const struct config *c)
 	print_uint(PRINT_ANY, "nodata_pkts", "packets without data, no flow %" PRIu64, v[SRFF_STATS_A_NODATA_PKTS]);
 	print_uint(PRINT_ANY, "encap_pkts", "  left to another pass (tunnel, VRF) %" PRIu64, v[SRFF_STATS_A_ENCAP_PKTS]);
 	print_uint(PRINT_ANY, "loopback_pkts", "  loopback %" PRIu64 "\n", v[SRFF_STATS_A_LOOPBACK_PKTS]);
+	/* DSCP marking: in text where it is on, or has been (JSON: always). */
+	{
+		enum output_type t = c->mark == SRFF_MARK_DSCP || v[SRFF_STATS_A_DSCP_PKTS] ||
+				     v[SRFF_STATS_A_DSCP_FAILED] ? PRINT_ANY : PRINT_JSON;
+
+		print_uint(t, "dscp_pkts", "packets DSCP marked %" PRIu64, v[SRFF_STATS_A_DSCP_PKTS]);
+		print_uint(t, "dscp_failed", "  failed, no memory %" PRIu64 "\n",
+			   v[SRFF_STATS_A_DSCP_FAILED]);
+	}
 	print_uint(PRINT_ANY, "gc_runs", "gc runs %" PRIu64, v[SRFF_STATS_A_GC_RUNS]);
 	print_uint(PRINT_ANY, "gc_early", " (early %" PRIu64 ")", v[SRFF_STATS_A_GC_EARLY]);
 	print_uint(PRINT_ANY, "gc_last_us", "  last sweep %" PRIu64 " us", v[SRFF_STATS_A_GC_LAST_US]);

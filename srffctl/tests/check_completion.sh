@@ -3,8 +3,8 @@
 #
 # check_completion.sh: srffctl's bash completion offers what srffctl
 # takes. test_parse.c runs it with, in the environment, the lists srffctl
-# itself holds: SRFF_KEYS (config_keys), SRFF_UDP and SRFF_APP (the value
-# names); the commands are read from main.c's command table. A key or
+# itself holds: SRFF_KEYS (config_keys), SRFF_UDP, SRFF_APP and SRFF_MARK
+# (the value names); the commands are read from main.c's command table. A key or
 # command added to srffctl and not to the completion fails here.
 # Prints "ok - ..." or "not ok - ..." per check.
 export LC_ALL=C
@@ -58,6 +58,12 @@ expect() {	# expect WANT WORD...
 	expect "none" srffctl set classid ''
 	expect "none" srffctl set top-ports ''
 	expect "off" srffctl set idle-reset ''
+	expect "$(sorted $SRFF_MARK)" srffctl set mark ''
+	expect "dscp" srffctl set mark d
+	expect "off on" srffctl set dscp-override ''
+	expect "off on" srffctl set-thresholds 16k 128k dscp-override ''
+	expect "" srffctl set dscp-map ''
+	expect "dscp-map dscp-override" srffctl set dscp
 	expect "auto" srffctl set thresholds ''
 	expect "" srffctl set idle-timeout ''
 	expect "auto" srffctl set-thresholds ''

@@ -256,6 +256,60 @@ static void formatting(void)
 	}
 }
 
+/* DSCPs: keep, numbers, names in any case; shown by name where they have one. */
+static void dscp(void)
+{
+	static const struct { const char *s; uint8_t v; } ok[] = {
+		{ "keep", SRFF_DSCP_KEEP }, { "KEEP", SRFF_DSCP_KEEP }, { "Keep", SRFF_DSCP_KEEP },
+		{ "le", 1 }, { "LE", 1 }, { "ef", 46 }, { "EF", 46 }, { "va", 44 }, { "Va", 44 },
+		{ "cs0", 0 }, { "cs1", 8 }, { "cs2", 16 }, { "cs3", 24 }, { "cs4", 32 },
+		{ "cs5", 40 }, { "cs6", 48 }, { "CS7", 56 },
+		/* RFC 2597: AFxy = 8x + 2y */
+		{ "af11", 10 }, { "af12", 12 }, { "af13", 14 }, { "af21", 18 }, { "af22", 20 },
+		{ "af23", 22 }, { "af31", 26 }, { "af32", 28 }, { "af33", 30 }, { "af41", 34 },
+		{ "af42", 36 }, { "AF43", 38 },
+		{ "0", 0 }, { "1", 1 }, { "46", 46 }, { "63", 63 }, { "046", 46 },
+		{ "0x0", 0 }, { "0x2e", 46 }, { "0X2E", 46 }, { "0x3f", 63 }, { "0x003f", 63 },
+	};
+	static const struct { const char *s; int ret; } bad[] = {
+		{ "", -1 }, { "64", -2 }, { "255", -2 }, { "99999999999999999999", -2 },
+		{ "0x40", -2 }, { "0xff", -2 }, { "0xffffffffffffffff", -2 },
+		{ "0x", -1 }, { "x1", -1 }, { "-1", -1 }, { "+1", -1 }, { " 1", -1 }, { "1 ", -1 },
+		{ "1.5", -1 }, { "0x1g", -1 }, { "2e", -1 }, { "af44", -1 }, { "af10", -1 },
+		{ "af51", -1 }, { "cs8", -1 }, { "cs", -1 }, { "af", -1 }, { "be", -1 },
+		{ "lee", -1 }, { "keeps", -1 }, { "none", -1 }, { "le ", -1 },
+	};
+	static const struct { uint8_t v; const char *s; } names[] = {
+		{ SRFF_DSCP_KEEP, "keep" }, { 1, "le" }, { 46, "ef" }, { 44, "va" },
+		{ 10, "af11" }, { 38, "af43" }, { 26, "af31" }, { 0, "cs0" }, { 8, "cs1" },
+		{ 56, "cs7" }, { 2, "2" }, { 45, "45" }, { 63, "63" }, { 64, "64" }, { 254, "254" },
+	};
+	char b[16];
+	uint8_t v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		v = 200;
+		CHECK(parse_dscp(ok[i].s, &v) == 0 && v == ok[i].v);
+		if (v != ok[i].v)
+			printf("# dscp %s read as %u\n", ok[i].s, v);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 200;
+		CHECK(parse_dscp(bad[i].s, &v) == bad[i].ret && v == 200);
+		if (v != 200)
+			printf("# dscp '%s' accepted as %u\n", bad[i].s, v);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		CHECK(!strcmp(fmt_dscp(names[i].v, b, sizeof(b)), names[i].s));
+		if (strcmp(b, names[i].s))
+			printf("# dscp %u shown as %s\n", names[i].v, b);
+	}
+	/* what fmt_dscp prints, parse_dscp reads back, for every DSCP */
+	for (unsigned int d = 0; d < 64; d++)
+		CHECK(parse_dscp(fmt_dscp(d, b, sizeof(b)), &v) == 0 && v == d);
+	CHECK(parse_dscp(fmt_dscp(SRFF_DSCP_KEEP, b, sizeof(b)), &v) == 0 && v == SRFF_DSCP_KEEP);
+}
+
 static void settings(void)
 {
 	struct config c = { 0 };
@@ -291,6 +345,53 @@ static void settings(void)
 	CHECK(config_set_key(&c, "untracked-priority", "10:4", err, sizeof(err)) == 0 &&
 	      c.untracked_priority == 0x100004);
 	CHECK(config_set_key(&c, "priorities", "6,0,2,1", err, sizeof(err)) == 0 && c.npriorities == 4);
+
+	/* DSCP marking */
+	CHECK(config_set_key(&c, "mark", "dscp", err, sizeof(err)) == 0 && c.mark == SRFF_MARK_DSCP &&
+	      (c.has & CF_MARK));
+	CHECK(config_set_key(&c, "mark", "none", err, sizeof(err)) == 0 && c.mark == SRFF_MARK_NONE);
+	CHECK(config_set_key(&c, "mark", "tos", err, sizeof(err)) == -1 &&
+	      !strcmp(err, "mark: 'tos' is not dscp or none"));
+	CHECK(config_set_key(&c, "dscp-override", "on", err, sizeof(err)) == 0 &&
+	      c.dscp_override == 1 && (c.has & CF_DSCP_OVERRIDE));
+	CHECK(config_set_key(&c, "dscp-override", "off", err, sizeof(err)) == 0 && c.dscp_override == 0);
+	CHECK(config_set_key(&c, "dscp-override", "1", err, sizeof(err)) == -1 &&
+	      !strcmp(err, "dscp-override: '1' is not on or off"));
+	CHECK(!(c.has & CF_DSCP_MAP));
+	CHECK(config_set_key(&c, "dscp-map", "keep,AF21,0x0a,le", err, sizeof(err)) == 0 &&
+	      (c.has & CF_DSCP_MAP) && c.ndscp_map == 4 && c.dscp_map[0] == SRFF_DSCP_KEEP &&
+	      c.dscp_map[1] == 18 && c.dscp_map[2] == 10 && c.dscp_map[3] == SRFF_DSCP_LE);
+	CHECK(config_set_key(&c, "dscp-map", "ef", err, sizeof(err)) == 0 && c.ndscp_map == 1 &&
+	      c.dscp_map[0] == 46);
+	CHECK(config_set_key(&c, "dscp-map", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,63",
+			     err, sizeof(err)) == 0 && c.ndscp_map == 16 && c.dscp_map[15] == 63);
+	{
+		/* Each error names its entry; the map before stays as it was. */
+		static const struct { const char *v, *msg; } bad[] = {
+			{ "le,,keep", "dscp-map: entry 2 of 'le,,keep' is empty" },
+			{ "le,", "dscp-map: entry 2 of 'le,' is empty" },
+			{ ",le", "dscp-map: entry 1 of ',le' is empty" },
+			{ "", "dscp-map: entry 1 of '' is empty" },
+			{ "keep,af44", "dscp-map: entry 2, 'af44', is not a DSCP "
+				       "(keep, 0-63, le, ef, va, cs0-cs7 or af11-af43)" },
+			{ "keep,keep,64", "dscp-map: entry 3, '64', is above 63, the largest DSCP" },
+			{ "0x40", "dscp-map: entry 1, '0x40', is above 63, the largest DSCP" },
+			{ "le,-1", "dscp-map: entry 2, '-1', is not a DSCP "
+				   "(keep, 0-63, le, ef, va, cs0-cs7 or af11-af43)" },
+			{ "keep le", "dscp-map: entry 1, 'keep le', is not a DSCP "
+				     "(keep, 0-63, le, ef, va, cs0-cs7 or af11-af43)" },
+			{ "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,le",
+			  "dscp-map: entry 17, 'le', is one too many: one DSCP per band, at most 16" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			CHECK(config_set_key(&c, "dscp-map", bad[i].v, err, sizeof(err)) == -1 &&
+			      !strcmp(err, bad[i].msg) && c.ndscp_map == 16 && c.dscp_map[0] == 0 &&
+			      c.dscp_map[15] == 63);
+			if (strcmp(err, bad[i].msg))
+				printf("# dscp-map %s: %s\n", bad[i].v, err);
+		}
+	}
 
 	/* set-thresholds: separate arguments, each possibly a comma list */
 	memset(&c, 0, sizeof(c));
@@ -361,6 +462,14 @@ static void apply_file(void)
 	      !strncmp(err, "cfg:1:", 6) && strstr(err, "2x"));
 	CHECK(parse_string("# nothing\n", &c, err, sizeof(err)) == -1 && strstr(err, "no settings"));
 	CHECK(parse_string("", &c, err, sizeof(err)) == -1);
+	CHECK(parse_string("mark dscp\ndscp-map CS1,keep,Le\ndscp-override on\n", &c, err, sizeof(err)) == 0 &&
+	      c.has == (CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE) && c.mark == SRFF_MARK_DSCP &&
+	      c.ndscp_map == 3 && c.dscp_map[0] == 8 && c.dscp_map[1] == SRFF_DSCP_KEEP &&
+	      c.dscp_map[2] == SRFF_DSCP_LE && c.dscp_override == 1);
+	CHECK(parse_string("mark dscp\ndscp-map keep,lee\n", &c, err, sizeof(err)) == -1 &&
+	      !strncmp(err, "cfg:2: dscp-map: entry 2, 'lee',", 32));
+	CHECK(parse_string("dscp-map keep, le\n", &c, err, sizeof(err)) == -1 &&
+	      !strncmp(err, "cfg:1: 'dscp-map' takes one value, not 2", 40));
 	/* a last line without a newline still counts */
 	CHECK(parse_string("max-flows 100", &c, err, sizeof(err)) == 0 && c.max_flows == 100);
 }
@@ -397,7 +506,10 @@ static bool same_config(const struct config *a, const struct config *b)
 	       a->udp_policy == b->udp_policy && a->ntop_ports == b->ntop_ports &&
 	       !memcmp(a->top_ports, b->top_ports, a->ntop_ports * sizeof(a->top_ports[0])) &&
 	       a->untracked_priority == b->untracked_priority &&
-	       a->app_priority == b->app_priority && a->idle_reset_ms == b->idle_reset_ms;
+	       a->app_priority == b->app_priority && a->idle_reset_ms == b->idle_reset_ms &&
+	       a->mark == b->mark && a->dscp_override == b->dscp_override &&
+	       a->ndscp_map == b->ndscp_map &&
+	       !memcmp(a->dscp_map, b->dscp_map, a->ndscp_map);
 }
 
 static const struct config defaults = {
@@ -406,6 +518,9 @@ static const struct config defaults = {
 	.idle_timeout_ms = 2500, .gc_interval_ms = 2500, .max_flows = 131072,
 	.udp_policy = SRFF_UDP_TRACK, .app_priority = SRFF_APP_PRIO_OVERRIDE,
 	.enabled = 1,
+	/* as a module with DSCP marking reports it: off, the default map */
+	.mark = SRFF_MARK_NONE,
+	.dscp_map = { SRFF_DSCP_KEEP, SRFF_DSCP_KEEP, SRFF_DSCP_LE }, .ndscp_map = 3,
 };
 
 static const struct config busy = {
@@ -416,6 +531,8 @@ static const struct config busy = {
 	.top_ports = { 21, 22, 23, 65535 }, .ntop_ports = 4,
 	.untracked_priority = 0x10000f, .app_priority = SRFF_APP_PRIO_KEEP,
 	.idle_reset_ms = 300,
+	.mark = SRFF_MARK_DSCP, .dscp_override = 1,
+	.dscp_map = { 46, 26, SRFF_DSCP_KEEP, 8, 45, SRFF_DSCP_LE }, .ndscp_map = 6,
 };
 
 static void round_trip(void)
@@ -431,7 +548,10 @@ static void round_trip(void)
 		      "top-ports none\n"
 		      "untracked-priority 0\n"
 		      "app-priority override\n"
-		      "idle-reset off\n";
+		      "idle-reset off\n"
+		      "mark none\n"
+		      "dscp-map keep,keep,le\n"
+		      "dscp-override off\n";
 	char text[4096];
 	struct config back;
 
@@ -444,8 +564,12 @@ static void round_trip(void)
 	/* every key is set by a saved file, so apply restores all of it */
 	CHECK(back.has == (CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT |
 			   CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS |
-			   CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET));
+			   CF_UNTRACKED | CF_APP_PRIO | CF_IDLE_RESET | CF_MARK | CF_DSCP_MAP |
+			   CF_DSCP_OVERRIDE));
 	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0 && same_config(&busy, &back));
+	/* DSCPs by name where they have one, else the number; keep as keep */
+	CHECK(strstr(text, "\nidle-reset 300ms\nmark dscp\ndscp-map ef,af31,keep,cs1,45,le\n"
+			   "dscp-override on\n") != NULL);
 	CHECK(strstr(text, "classid 10:\n") && strstr(text, "idle-reset 300ms\n") &&
 	      strstr(text, "priorities 6,0,1,10:2,3,4\n") && strstr(text, "top-ports 21,22,23,65535\n"));
 	/* save leaves out whether srff is on: an apply file tunes it */
@@ -458,6 +582,37 @@ static void round_trip(void)
 	CHECK(print_and_parse(&defaults, false, &back, text, sizeof(text)) == 0 &&
 	      same_config(&defaults, &back));
 	CHECK(!strncmp(text, "enabled on\n", 11) && back.enabled == 1);
+	CHECK(strstr(text, "\nmark none\ndscp-map keep,keep,le\ndscp-override off\n") != NULL);
+	/* every DSCP, and keep, reads back as it was saved */
+	{
+		struct config all = busy;
+
+		all.nthresholds = 15;
+		all.npriorities = 16;
+		all.ndscp_map = 16;
+		for (unsigned int round = 0; round < 5; round++) {
+			for (unsigned int i = 0; i < 16; i++) {
+				all.thresholds[i] = 1000 * (i + 1);
+				all.priorities[i] = i;
+				all.dscp_map[i] = round * 16 + i > 63 ? SRFF_DSCP_KEEP : round * 16 + i;
+			}
+			CHECK(print_and_parse(&all, true, &back, text, sizeof(text)) == 0 &&
+			      same_config(&all, &back));
+		}
+	}
+	/* A module without DSCP marking reports none of it: nothing shown or
+	 * saved, so that it takes back what save wrote.
+	 */
+	{
+		struct config old = defaults;
+
+		old.ndscp_map = 0;
+		CHECK(print_and_parse(&old, true, &back, text, sizeof(text)) == 0 &&
+		      !strstr(text, "mark") && !strstr(text, "dscp") &&
+		      !(back.has & (CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE)));
+		CHECK(print_and_parse(&old, false, &back, text, sizeof(text)) == 0 &&
+		      !strstr(text, "mark") && !strstr(text, "dscp"));
+	}
 }
 
 /* A made-up /sys/module/srff/parameters: name=value pairs, as the kernel
@@ -495,6 +650,9 @@ static const char *const stock_params[] = {
 	"top_ports", "", NULL,
 };
 
+/* Whether the module setconf_string() talks to has DSCP marking. */
+static bool setconf_dscp = true;
+
 /* setconf of text over the parameters in dir, into c. */
 static int setconf_string(const char *dir, const char *text, struct config *c)
 {
@@ -513,13 +671,24 @@ static int setconf_string(const char *dir, const char *text, struct config *c)
 		printf("# %s\n", err);
 		return ret;
 	}
-	config_setconf(&file, &p, 8ULL << 30, c);
+	config_setconf(&file, &p, 8ULL << 30, setconf_dscp, c);
 	return 0;
 }
 
 #define ALL_KEYS (CF_THRESHOLDS | CF_PRIORITIES | CF_CLASSID | CF_IDLE_TIMEOUT | \
 		  CF_GC_INTERVAL | CF_MAX_FLOWS | CF_UDP | CF_TOP_PORTS | CF_UNTRACKED | \
-		  CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO)
+		  CF_APP_PRIO | CF_IDLE_RESET | CF_AUTO | CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE)
+
+/* Whether the dscp map of c is dscp_default_map()'s for n bands. */
+static bool default_map(const struct config *c, unsigned int n)
+{
+	if (c->ndscp_map != n || c->dscp_map[n - 1] != SRFF_DSCP_LE)
+		return false;
+	for (unsigned int i = 0; i + 1 < n; i++)
+		if (c->dscp_map[i] != SRFF_DSCP_KEEP)
+			return false;
+	return true;
+}
 
 static void setconf(void)
 {
@@ -564,6 +733,36 @@ static void setconf(void)
 	CHECK(setconf_string(dir, "thresholds 1500 5000\ntop-ports 22\n", &c) == 0 &&
 	      c.nthresholds == 2 && c.thresholds[1] == 5000 && c.auto_thresholds == 0 &&
 	      c.ntop_ports == 1 && c.top_ports[0] == 22);
+	/* DSCP marking: off, never overriding, the default map for the
+	 * bands setconf makes, all sent; or as the file says
+	 */
+	CHECK(setconf_string(dir, "udp top\n", &c) == 0 && c.mark == SRFF_MARK_NONE &&
+	      c.dscp_override == 0 && default_map(&c, 3));
+	CHECK(setconf_string(dir, "priorities 6,0,1,2,3\n", &c) == 0 && default_map(&c, 5));
+	CHECK(setconf_string(dir, "thresholds 1k 2k 3k 4k 5k 6k 7k 8k 9k 10k 11k 12k 13k 14k 15k\n",
+			     &c) == 0 && default_map(&c, 16));
+	CHECK(setconf_string(dir, "classid 10:\nthresholds 1k 2k 3k\n", &c) == 0 && default_map(&c, 4));
+	CHECK(setconf_string(dir, "mark dscp\n", &c) == 0 && c.has == ALL_KEYS &&
+	      c.mark == SRFF_MARK_DSCP && c.dscp_override == 0 && default_map(&c, 3));
+	CHECK(setconf_string(dir, "mark dscp\ndscp-map ef,af11,le\ndscp-override on\n", &c) == 0 &&
+	      c.has == ALL_KEYS && c.mark == SRFF_MARK_DSCP && c.dscp_override == 1 &&
+	      c.ndscp_map == 3 && c.dscp_map[0] == 46 && c.dscp_map[1] == 10 && c.dscp_map[2] == 1);
+	/* a map that does not fit the bands: the kernel's to refuse */
+	CHECK(setconf_string(dir, "dscp-map ef,le\n", &c) == 0 && c.ndscp_map == 2 &&
+	      c.nthresholds == 2);
+	/* a module without DSCP marking: only what the file names is sent */
+	setconf_dscp = false;
+	CHECK(setconf_string(dir, "udp top\n", &c) == 0 &&
+	      c.has == (ALL_KEYS & ~(CF_MARK | CF_DSCP_MAP | CF_DSCP_OVERRIDE)));
+	CHECK(setconf_string(dir, "dscp-override on\n", &c) == 0 &&
+	      c.has == (ALL_KEYS & ~(CF_MARK | CF_DSCP_MAP)) && c.dscp_override == 1);
+	setconf_dscp = true;
+	memset(c.dscp_map, 7, sizeof(c.dscp_map));
+	dscp_default_map(c.dscp_map, 2);
+	CHECK(c.dscp_map[0] == SRFF_DSCP_KEEP && c.dscp_map[1] == SRFF_DSCP_LE && c.dscp_map[2] == 7);
+	/* one band (no thresholds: the kernel refuses it) keeps */
+	dscp_default_map(c.dscp_map, 1);
+	CHECK(c.dscp_map[0] == SRFF_DSCP_KEEP && c.dscp_map[1] == SRFF_DSCP_LE);
 	/* setconf leaves srff on or off as it is, unless the file says */
 	CHECK(setconf_string(dir, "", &c) == 0 && !(c.has & CF_ENABLED));
 	CHECK(setconf_string(dir, "enabled off\n", &c) == 0 && (c.has & CF_ENABLED) &&
@@ -571,7 +770,10 @@ static void setconf(void)
 	/* what save writes, setconf restores as it was */
 	CHECK(print_and_parse(&busy, true, &back, text, sizeof(text)) == 0);
 	CHECK(setconf_string(dir, text, &c) == 0 && same_config(&busy, &c) &&
-	      c.auto_thresholds == 0);
+	      c.auto_thresholds == 0 && c.has == ALL_KEYS);
+	/* and the defaults, as save wrote them */
+	CHECK(print_and_parse(&defaults, true, &back, text, sizeof(text)) == 0);
+	CHECK(setconf_string(dir, text, &c) == 0 && same_config(&defaults, &c));
 
 	/* A module loaded with parameters */
 	{
@@ -737,6 +939,8 @@ static struct stats counters(void)
 	s.v[SRFF_STATS_A_UNTRACKED_BYTES] = UINT64_MAX;
 	s.v[SRFF_STATS_A_AUTO_CHANGES] = 3;
 	s.v[SRFF_STATS_A_LOOPBACK_PKTS] = 9;
+	s.v[SRFF_STATS_A_DSCP_PKTS] = 5000;
+	s.v[SRFF_STATS_A_DSCP_FAILED] = 2;
 	for (unsigned int i = 0; i < 3; i++) {
 		s.band_pkts[i] = 100 * (i + 1);
 		s.band_bytes[i] = 100000 * (i + 1);
@@ -809,6 +1013,22 @@ static void stats_output(void)
 	CHECK(strstr(text, "\n2     2         128Kb      -                     300             300000\n") != NULL);
 	CHECK(strstr(text, "flows 12 of max 131072  host 40 of max 524288\n") != NULL);
 	CHECK(strstr(text, "  loopback 9\n") != NULL);
+	/* DSCP counters: after the other packet counters, in text where
+	 * marking is on or they counted something
+	 */
+	CHECK(strstr(text, "  loopback 9\npackets DSCP marked 5000  failed, no memory 2\ngc runs") != NULL);
+	s.v[SRFF_STATS_A_DSCP_PKTS] = s.v[SRFF_STATS_A_DSCP_FAILED] = 0;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "  loopback 9\ngc runs") != NULL && !strstr(text, "DSCP"));
+	s.v[SRFF_STATS_A_DSCP_FAILED] = 1;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "packets DSCP marked 0  failed, no memory 1\n") != NULL);
+	s.v[SRFF_STATS_A_DSCP_FAILED] = 0;
+	c.mark = SRFF_MARK_DSCP;
+	stats_text(&s, &c, text, sizeof(text));
+	CHECK(strstr(text, "  loopback 9\npackets DSCP marked 0  failed, no memory 0\ngc runs") != NULL);
+	c.mark = SRFF_MARK_NONE;
+	s = counters();
 	/* Another namespace's reply has no host figures. */
 	s.have_host = false;
 	stats_text(&s, &c, text, sizeof(text));
@@ -846,6 +1066,20 @@ static void write_stats_classid(void)
 static void write_show_defaults(void) { config_print(&defaults, false); }
 static void write_show_auto(void) { learning = defaults; learning.auto_thresholds = 1; config_print(&learning, false); }
 static void write_show_busy(void) { config_print(&busy, false); }
+static void write_show_old_module(void)
+{
+	learning = defaults;
+	learning.ndscp_map = 0;
+	config_print(&learning, false);
+}
+
+static void write_stats_no_dscp(void)
+{
+	struct stats s = counters();
+
+	s.v[SRFF_STATS_A_DSCP_PKTS] = s.v[SRFF_STATS_A_DSCP_FAILED] = 0;
+	stats_print(&s, &learnt);
+}
 
 static void write_empty_array(void)
 {
@@ -859,6 +1093,8 @@ static void json_output(void)
 	check_json("show-defaults", write_show_defaults);
 	check_json("show-busy", write_show_busy);
 	check_json("show-auto", write_show_auto);
+	check_json("show-old-module", write_show_old_module);
+	check_json("stats-no-dscp", write_stats_no_dscp);
 	check_json("empty-array", write_empty_array);
 	check_json("stats", write_stats);
 	check_json("stats-classid", write_stats_classid);
@@ -884,6 +1120,9 @@ static void completion(void)
 	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_APP='");
 	for (int i = 0; app_prio_names[i]; i++)
 		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", app_prio_names[i]);
+	len += snprintf(cmd + len, sizeof(cmd) - len, "' SRFF_MARK='");
+	for (int i = 0; mark_names[i]; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%s ", mark_names[i]);
 	snprintf(cmd + len, sizeof(cmd) - len, "' bash %s/check_completion.sh", TESTS_DIR);
 	run_tap(cmd);
 }
@@ -921,6 +1160,7 @@ int main(void)
 	durations();
 	lists_and_ids();
 	formatting();
+	dscp();
 	settings();
 	apply_file();
 	round_trip();

@@ -66,13 +66,17 @@ roundtrip)
 	run srffctl set-thresholds 1.5k 20k 1M 4Mi priorities 6,0,1,2,3 || fail "set-thresholds"
 	run srffctl set idle-timeout 2.5s gc-interval 750ms \
 		max-flows 5000 udp top top-ports 21,22,23 untracked-priority 1 \
-		app-priority keep idle-reset 1s || fail "set"
+		app-priority keep idle-reset 1s mark dscp dscp-map cs1,keep,af21,ef,le \
+		dscp-override on || fail "set"
 	got=$(srffctl -j show) || fail "show -j"
 	log "$got"
-	want='{"thresholds":[1536,20480,1048576,4194304],"priorities":[6,0,1,2,3],"classid":null,"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000,"auto_thresholds":false,"enabled":true}'
+	want='{"thresholds":[1536,20480,1048576,4194304],"priorities":[6,0,1,2,3],"classid":null,"classid_major":0,"idle_timeout_ms":2500,"gc_interval_ms":750,"max_flows":5000,"udp_policy":"top","top_ports":[21,22,23],"untracked_priority":1,"app_priority":"keep","idle_reset_ms":1000,"auto_thresholds":false,"enabled":true,"mark":"dscp","dscp_map":[8,null,18,46,1],"dscp_override":true}'
 	check "JSON config reads back every setting" \
 		test "$(echo "$got" | jq -cS .)" = "$(echo "$want" | jq -cS .)"
 	check "max_flows reached the table" test "$(stat max_flows)" = 5000
+	# A DSCP map equal to the default is the default: it follows the
+	# number of bands from then on.
+	run srffctl set dscp-map keep,keep,keep,keep,le || fail "default dscp-map"
 	# Learnt thresholds: auto keeps their number and shows those in force;
 	# thresholds set by hand fix them again.
 	run srffctl set thresholds auto || fail "thresholds auto"
@@ -83,16 +87,20 @@ roundtrip)
 	run srffctl set-thresholds auto priorities 6,0,2 || fail "auto with 3 bands"
 	check "  with 3 bands: the defaults for 2 thresholds, 16 KiB and 128 KiB" \
 		jq -e '.auto_thresholds == true and .thresholds == [16384, 131072]' <<<"$(srffctl -j show)"
+	check "  and the default DSCP map for 3 bands" \
+		jq -e '.dscp_map == [null, null, 1]' <<<"$(srffctl -j show)"
 	run srffctl set-thresholds 1.5k 20k 1M 4Mi priorities 6,0,1,2,3 || fail "set-thresholds"
 	check "  set by hand: fixed again" jq -e '.auto_thresholds == false' <<<"$(srffctl -j show)"
 	run srffctl set classid 10: || fail "classid"
 	check "classid 10: is major 0x10" test "$(srffctl -j show | jq .classid_major)" = 16
 	check "  and \"10:\" in JSON, as tc writes handles" test "$(srffctl -j show | jq -r .classid)" = 10:
+	run srffctl set dscp-map cs1,keep,af21,ef,le || fail "dscp-map"
 	srffctl show | sed 's/^/#   /'
 	saved=$(srffctl save) || fail "save"
 	log "saved: $(echo "$saved" | tr '\n' ';')"
-	run srffctl set-thresholds 100 200 && run srffctl set classid none udp ignore \
-		top-ports none idle-reset off priorities 1,2,3 || fail "scramble"
+	# An operator's DSCP map must change with the number of bands.
+	run srffctl set-thresholds 100 200 dscp-map le,le,le && run srffctl set classid none udp ignore \
+		top-ports none idle-reset off priorities 1,2,3 mark none dscp-override off || fail "scramble"
 	check "scrambled" test "$(srffctl -j show | jq -c .top_ports)" = "[]"
 	echo "$saved" | ip netns exec "$SND" "$SRFFCTL" apply - || fail "apply"
 	check "apply restores the saved configuration" \
@@ -159,6 +167,11 @@ invalid)
 	raw "nest without NLA_F_NESTED" set-config 2:nest=1:u64:100,1:u64:200,1:u64:300
 	raw "attribute on get-config" get-config 5:u32:500
 	raw "enabled 2" set-config 19:u8:2
+	raw "mark 2" set-config 20:u8:2
+	raw "DSCP 64 in the map" set-config 21:nest:flag=1:u8:0,1:u8:0,1:u8:64
+	raw "a DSCP map of four for three bands" set-config 21:nest:flag=1:u8:0,1:u8:0,1:u8:1,1:u8:1
+	raw "a DSCP map item of 2 bytes" set-config 21:nest:flag=1:u16:1
+	raw "DSCP override 2" set-config 22:u8:2
 	raw "a flow filter in a set" set-config 17:u8:1
 	raw "empty set" set-config
 	raw "flow dump of band 16" --dump get-flows 17:u8:16

@@ -35,6 +35,8 @@ A = uapi_enum("srff_attr")
 ITEM = uapi_enum("srff_item_attr")["SRFF_A_ITEM"]
 UDP_MAX = len(uapi_enum("srff_udp_policy")) - 2      # the last member is __MAX
 APP_MAX = len(uapi_enum("srff_app_prio")) - 2
+MARK_MAX = len(uapi_enum("srff_mark")) - 2
+DSCP_KEEP = 0xFF
 U32 = 0xFFFFFFFF
 
 # (kind, edges): the values worth trying for each scalar attribute.
@@ -50,12 +52,17 @@ SCALARS = {
     "SRFF_A_AUTO_THRESHOLDS": ("B", [0, 1, 2, 255]),
     # Off and on again while traffic runs: the tracker freed and rebuilt.
     "SRFF_A_ENABLED": ("B", [0, 1, 1, 1, 2, 255]),
+    "SRFF_A_MARK": ("B", list(range(MARK_MAX + 3)) + [255]),
+    "SRFF_A_DSCP_OVERRIDE": ("B", [0, 1, 2, 255]),
 }
 # Nests of SRFF_A_ITEM: (item kind, item edges, usual count range).
 LISTS = {
     "SRFF_A_THRESHOLDS": ("Q", [0, 1, 1500, 5000, 1 << 20, 1 << 40, (1 << 64) - 1], 1, 16),
     "SRFF_A_PRIORITIES": ("I", [0, 2, 6, 15, 16, 0x10001, U32], 1, 17),
     "SRFF_A_TOP_PORTS": ("H", [0, 1, 21, 22, 443, 0xFFFF], 0, 33),
+    # An empty map is the default map again, which reads back whole: not
+    # among the usual counts (the "empty" mutation still sends one).
+    "SRFF_A_DSCP_MAP": ("B", [0, 1, 46, 63, 64, 0xFE, DSCP_KEEP], 1, 17),
 }
 SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
 
@@ -139,6 +146,16 @@ def decode(payload):
     return out
 
 
+def default_map(bands):
+    """Every band keeps its DSCP but the lowest: LE (1)."""
+    return [DSCP_KEEP] * (bands - 1) + [1]
+
+
+def is_default_map(m):
+    """A map the kernel takes as the default (for its own length)."""
+    return len(m) >= 1 and m == default_map(len(m))
+
+
 def prio_ok(p):
     return p <= 15 or (p >> 16) != 0
 
@@ -170,6 +187,10 @@ def rules_broken(c, host_max_flows=None, host_gc_ms=None):
         ("top ports", len(ports) <= 32 and all(ports)),
         ("auto thresholds 0 or 1", c["SRFF_A_AUTO_THRESHOLDS"] in (0, 1)),
         ("enabled 0 or 1", c["SRFF_A_ENABLED"] in (0, 1)),
+        ("mark in range", c["SRFF_A_MARK"] <= MARK_MAX),
+        ("DSCP override 0 or 1", c["SRFF_A_DSCP_OVERRIDE"] in (0, 1)),
+        ("a DSCP per band", len(c["SRFF_A_DSCP_MAP"]) == len(th) + 1),
+        ("DSCPs 0-63 or keep", all(d <= 63 or d == DSCP_KEEP for d in c["SRFF_A_DSCP_MAP"])),
     ]
     return [what for what, ok in checks if not ok]
 
@@ -244,6 +265,9 @@ def main():
                 bad.append("%s: accepted, and now breaks '%s': %s" % (where, rule, c))
             if cmd == "set-config" and not mutated:
                 for name, v in want.items():
+                    if name == "SRFF_A_DSCP_MAP" and is_default_map(v):
+                        # The default, which follows the number of bands.
+                        v = default_map(len(c["SRFF_A_THRESHOLDS"]) + 1)
                     if c.get(name, [] if name in LISTS else None) != v:
                         bad.append("%s: %s set to %s reads back %s" % (where, name, v, c.get(name)))
             if cmd != "set-config" and changed(before, after):

@@ -21,6 +21,7 @@
                                             SIZES (cycling), P at a time
   traffic.py udp-send HOST PORT COUNT SIZE [--sport P] [--interval S]
                                             [--priority P] (SO_PRIORITY)
+                                            [--tos T] (IP_TOS, IPV6_TCLASS)
   traffic.py udp-flows HOST COUNT [--base-port B]
                                             one datagram to each of COUNT ports
   traffic.py sentinel DEV TAG               one raw frame out of DEV, for the
@@ -165,6 +166,11 @@ def udp_send(a):
     s = socket.socket(family(a.host), socket.SOCK_DGRAM)
     if a.priority:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
+    if a.tos:
+        if family(a.host) == socket.AF_INET6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, a.tos)
+        else:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
     if a.sport:
         s.bind(("::" if family(a.host) == socket.AF_INET6 else "0.0.0.0", a.sport))
     payload = b"u" * a.size
@@ -238,6 +244,8 @@ def main():
     q.add_argument("count", type=int); q.add_argument("size", type=int)
     q.add_argument("--sport", type=int, default=0); q.add_argument("--interval", type=float, default=0)
     q.add_argument("--priority", type=int, default=0)
+    q.add_argument("--tos", type=lambda v: int(v, 0), default=0,
+                   help="IP_TOS / IPV6_TCLASS byte (DSCP << 2 | ECN)")
     q = sub.add_parser("udp-flows"); q.add_argument("host"); q.add_argument("count", type=int)
     q.add_argument("--base-port", type=int, default=20000)
     q = sub.add_parser("sentinel"); q.add_argument("dev"); q.add_argument("tag")

@@ -79,6 +79,21 @@ enum srff_app_prio {
 };
 #define SRFF_APP_PRIO_MAX (__SRFF_APP_PRIO_MAX - 1)
 
+/* What srff writes besides skb->priority. */
+enum srff_mark {
+	SRFF_MARK_NONE,		/* skb->priority alone (the default) */
+	SRFF_MARK_DSCP,		/* and a DSCP per band (SRFF_A_DSCP_MAP): for
+				 * a bottleneck past this host whose queues
+				 * order by DSCP */
+	__SRFF_MARK_MAX
+};
+#define SRFF_MARK_MAX (__SRFF_MARK_MAX - 1)
+
+/* In SRFF_A_DSCP_MAP: leave the packet's DSCP as it is. */
+#define SRFF_DSCP_KEEP		0xff
+/* Lower Effort (RFC 8622): the default for the lowest band. */
+#define SRFF_DSCP_LE		1
+
 /* Top-level attributes. */
 enum srff_attr {
 	SRFF_A_UNSPEC,
@@ -108,6 +123,16 @@ enum srff_attr {
 				 * packets (its flow table allocated), 0 =
 				 * off, nothing allocated. Module parameter
 				 * netns says where it starts on. */
+	SRFF_A_MARK,		/* u8, enum srff_mark */
+	SRFF_A_DSCP_MAP,	/* nest of SRFF_A_ITEM u8, one per band: a
+				 * DSCP (0..63) or SRFF_DSCP_KEEP. The
+				 * default (every band keeps, the lowest
+				 * gets LE) follows the number of bands; an
+				 * empty nest, or a map equal to the default
+				 * for its length, sets the default */
+	SRFF_A_DSCP_OVERRIDE,	/* u8: 0 (default) = rewrite only packets
+				 * whose DSCP is 0, so an application's own
+				 * (EF, AF) is never changed; 1 = any */
 	__SRFF_A_MAX
 };
 #define SRFF_A_MAX (__SRFF_A_MAX - 1)
@@ -160,6 +185,9 @@ enum srff_stats_attr {
 	SRFF_STATS_A_SHRUNK,		/* u64: times it shrank */
 	SRFF_STATS_A_LOOPBACK_PKTS,	/* u64: sent through a loopback device:
 					 * left alone, before any lookup */
+	SRFF_STATS_A_DSCP_PKTS,		/* u64: packets whose DSCP srff wrote */
+	SRFF_STATS_A_DSCP_FAILED,	/* u64: ... that it could not (no memory
+					 * to make the header writable) */
 	__SRFF_STATS_A_MAX
 };
 #define SRFF_STATS_A_MAX (__SRFF_STATS_A_MAX - 1)
