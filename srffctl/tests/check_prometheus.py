@@ -171,6 +171,9 @@ def main():
               [s.get(("srff_flows_removed_total", (("reason", r),))) for r in ("idle", "fin", "flush", "evict")]
               == [900, 80, 2, 1])
         check("  gc duration in seconds", s.get(("srff_gc_last_duration_seconds", ())) == 0.00125)
+        check("  loopback and DSCP counters",
+              [s.get((n, ())) for n in ("srff_loopback_packets_total", "srff_dscp_packets_total",
+                                        "srff_dscp_failed_total")] == [15, 4400, 1], s)
         check("  every stats counter is there", all(
             (name, ()) in s for name in ("srff_flows", "srff_flows_max", "srff_host_flows",
                                          "srff_host_flows_max", "srff_flows_created_total",
