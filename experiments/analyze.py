@@ -4,6 +4,8 @@
 
   analyze.py RUN_DIR           from the captures RUN_DIR/pcap/POLICY-TRIAL.pcap
   analyze.py --tables RUN_DIR  again, from the committed tables alone
+  --no-plots                   the tables and reports only (matplotlib's
+                               rendering is most of the time under QEMU)
 
 For every capture (client side), each FTP data connection (server port in
 vsftpd's passive range) is one file: its response time runs from the
@@ -268,11 +270,12 @@ def thresholds_line(run):
             "first trial.\n\n" % (s.get("auto_flows", 0), s.get("auto_changes", 0)))
 
 
-def report(run, params, oracle, results, series):
+def report(run, params, oracle, results, series, with_plots=True):
     tab = table(params, oracle, results)
     json.dump({"params": params, "oracle_s": oracle, "response_s": results},
               open(os.path.join(run, "results.json"), "w"), indent=1, sort_keys=True)
-    plots(run, params, oracle, results, series)
+    if with_plots:
+        plots(run, params, oracle, results, series)
     with open(os.path.join(run, "table.md"), "w") as f:
         f.write(tab + "\n")
     with open(os.path.join(run, "report.md"), "w") as f:
@@ -296,6 +299,7 @@ def main(argv=None):
     ap.add_argument("run")
     ap.add_argument("--tables", action="store_true",
                     help="report from the committed tables only (no captures)")
+    ap.add_argument("--no-plots", action="store_true", help="write no PNG")
     a = ap.parse_args(argv)
     if a.tables:
         params, oracle, results, series = load_tables(a.run)
@@ -304,7 +308,7 @@ def main(argv=None):
         write_tables(a.run, results, series)
         # The report is made from the tables, as --tables makes it.
         params, oracle, results, series = load_tables(a.run)
-    print(report(a.run, params, oracle, results, series))
+    print(report(a.run, params, oracle, results, series, with_plots=not a.no_plots))
 
 
 if __name__ == "__main__":

@@ -146,3 +146,17 @@ def test_incomplete_transfer_is_an_error(run):
         transfer(w, 0.0, 41000, 30001, 1000, 1e6)  # no file of that size
     with pytest.raises(SystemExit):
         analyze.analyze(str(path))
+
+
+def test_no_plots_writes_the_same_tables_and_no_png(run, capsys):
+    """--no-plots (the guest smoke's second pass): the same table and
+    results, no PNG drawn."""
+    path, _ = run
+    analyze.main([str(path), "--no-plots"])
+    first = capsys.readouterr().out
+    assert not list(path.glob("*.png"))
+    results = (path / "results.json").read_bytes()
+    analyze.main([str(path)])
+    assert capsys.readouterr().out == first
+    assert (path / "results.json").read_bytes() == results
+    assert (path / "response_times.png").stat().st_size > 0
