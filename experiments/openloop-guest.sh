@@ -12,8 +12,10 @@
 #   local       the server's own egress s0 is the bottleneck (a shaper at
 #               WEB_RATE): the queue is on this host and srff can order it.
 #   downstream  s0 is unshaped (a veth never queues) and the router's r1
-#               is the bottleneck, a FIFO at WEB_RATE: the queue is on
-#               another box and srff should change nothing.
+#               is the bottleneck at WEB_RATE: the queue is on another box.
+#               The comparators' qdiscs go there (fifo, fq_codel, cake);
+#               srff's priorities alone change nothing there (srff-ets),
+#               its DSCP marks can (srff-dscp-*).
 # Either way the qdiscs and classes of the bottleneck are sampled every
 # 250 ms (tc -s -j) to OUTDIR/qlog/RUN.jsonl: experiments/qlog.py turns that into each
 # band's backlog and, by Little's law, its mean sojourn time.
@@ -74,6 +76,18 @@
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
 #                 the defaults
+# Downstream (WEB_BOTTLENECK=downstream), the qdisc is the router's, and
+# fifo, fq_codel and cake mean that qdisc at r1 with no marks; the server's
+# s0 runs srff-qdisc's unshaped ets under the srff policies:
+#   srff-ets      srff's priorities only, the router a FIFO: nothing to see
+#   srff-dscp-cake  srff with `mark dscp` and its default map (the lowest
+#                 band LE, the others keep DSCP 0); the router runs cake
+#                 (diffserv3, its default: LE in the bulk tin), as a home
+#                 router with OpenWrt's SQM does
+#   srff-dscp-ets srff with `mark dscp` and a code point per band (cs3,
+#                 cs2, cs1); the router runs the recommended setup
+#                 (shaped-ets) fed by u32 dsfield filters, as a switch's
+#                 priority queues per code point (PIAS)
 #   srff-fq-bands srff over tbf + sch_fq with its 3 bands (9:3:1 weighted
 #                 round robin, per-flow fairness inside each): Linux 6.7+
 #                 (SRFF_KERNEL_SERIES=6.12 experiments/openloop.sh), with
@@ -120,7 +134,7 @@ local)
 	POLICIES="fifo fq_codel fq cake nft srff-ets srff-ets-fixed srff-ets-8"
 	[ $fq_bands = 0 ] || POLICIES="$POLICIES srff-fq-bands"
 	POLICIES=${WEB_POLICIES:-$POLICIES} ;;
-downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel srff-ets"} ;;
+downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel cake srff-ets srff-dscp-cake srff-dscp-ets"} ;;
 *) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
@@ -180,9 +194,37 @@ if [ "$BOTTLENECK" = local ]; then
 	BNS=$SRV BDEV=s0
 else
 	BNS=$RTR BDEV=r1
-	tc -n "$RTR" qdisc replace dev r1 root handle 1: tbf rate "$RATE" burst 256kb latency 1s
-	tc -n "$RTR" qdisc replace dev r1 parent 1:1 handle 10: pfifo limit "$FIFO_LIMIT"
 fi
+# rtr_bottleneck fifo|fq_codel|cake|ets: the router's r1 under
+# WEB_BOTTLENECK=downstream: tbf at WEB_RATE over a FIFO or fq_codel, cake
+# alone (its own shaper, diffserv3), or srff-qdisc's shaped-ets with u32
+# filters that pick the band by DSCP (cs3, cs2, cs1; anything else band 0).
+rtr_bottleneck() {
+	ip netns exec "$RTR" env SRFF_QDISC_STATE="$OUT/.qdisc-state-rtr" "$Q" revert r1 >/dev/null 2>&1 || true
+	tc -n "$RTR" qdisc del dev r1 root 2>/dev/null || true
+	case $1 in
+	fifo|fq_codel)
+		tc -n "$RTR" qdisc replace dev r1 root handle 1: tbf rate "$RATE" burst 256kb latency 1s
+		if [ "$1" = fifo ]; then
+			tc -n "$RTR" qdisc replace dev r1 parent 1:1 handle 10: pfifo limit "$FIFO_LIMIT"
+		else
+			tc -n "$RTR" qdisc replace dev r1 parent 1:1 handle 10: fq_codel
+		fi ;;
+	cake) tc -n "$RTR" qdisc replace dev r1 root cake bandwidth "$RATE" diffserv3 ;;
+	ets)
+		ip netns exec "$RTR" env SRFF_QDISC_STATE="$OUT/.qdisc-state-rtr" \
+			"$Q" install shaped-ets r1 "$RATE" >/dev/null
+		local d c=0
+		for d in 0x60 0x40 0x20; do
+			c=$((c + 1))
+			tc -n "$RTR" filter add dev r1 parent 10: protocol ip prio "$c" u32 \
+				match ip dsfield "$d" 0xfc classid "10:$c"
+		done
+		tc -n "$RTR" filter add dev r1 parent 10: protocol ip prio 9 u32 \
+			match u32 0 0 classid 10:1 ;;
+	esac
+}
+[ "$BOTTLENECK" = local ] || rtr_bottleneck fifo
 
 cat > "$work/nginx.conf" <<EOF
 daemon off;
@@ -236,7 +278,8 @@ fi
 DEFAULT_CONF=$("$CTL" -n "$SRV" save)
 VARIANT_KEYS=()
 srff_neutral() {
-	"$CTL" -n "$SRV" set classid none priorities 0,0,0 thresholds auto
+	"$CTL" -n "$SRV" set classid none priorities 0,0,0 thresholds auto \
+		mark none dscp-map keep,keep,le
 	if [ ${#VARIANT_KEYS[@]} -gt 0 ]; then
 		grep -E "^($(IFS='|'; echo "${VARIANT_KEYS[*]}"))( |$)" <<<"$DEFAULT_CONF" |
 			"$CTL" -n "$SRV" apply -
@@ -278,22 +321,30 @@ setup() {
 }
 
 policy_on() {
-	local dev=s0
 	[[ $1 == srff-* || $1 != *+* ]] || { say "policy $1: only srff's policies take +KEY=VALUE"; exit 2; }
+	if [ "$BOTTLENECK" = downstream ]; then
+		case ${1%%+*} in
+		fifo|fq_codel|cake) rtr_bottleneck "$1"; return 0 ;;
+		srff-ets) setup ets; srff_active ;;
+		srff-dscp-cake)
+			setup ets; srff_active
+			"$CTL" -n "$SRV" set mark dscp
+			rtr_bottleneck cake ;;
+		srff-dscp-ets)
+			setup ets; srff_active
+			"$CTL" -n "$SRV" set mark dscp dscp-map cs3,cs2,cs1
+			rtr_bottleneck ets ;;
+		*) say "policy $1: not one for WEB_BOTTLENECK=downstream"; exit 2 ;;
+		esac
+		variant_on "$1"
+		return 0
+	fi
 	case ${1%%+*} in
 	fifo|fq)
-		[ "$BOTTLENECK" = local ] || return 0
 		if [ "$1" = fifo ]; then shaped_leaf "$SRV" s0 pfifo limit "$FIFO_LIMIT"
 		else shaped_leaf "$SRV" s0 fq; fi ;;
-	fq_codel)
-		if [ "$BOTTLENECK" = local ]; then
-			ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
-		else
-			tc -n "$SRV" qdisc replace dev "$dev" root fq_codel
-		fi ;;
-	cake)
-		[ "$BOTTLENECK" = local ] || return 0
-		tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$RATE" ;;
+	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
+	cake) tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$RATE" ;;
 	nft)
 		setup ets
 		# After srff's hook (NAT_SRC + 1): its neutral 0 is overwritten.
@@ -334,6 +385,7 @@ policy_off() {
 	ip netns exec "$SRV" nft delete table inet srffexp 2>/dev/null || true
 	ip netns exec "$SRV" "$Q" revert s0 >/dev/null 2>&1
 	tc -n "$SRV" qdisc del dev s0 root 2>/dev/null || true
+	[ "$BOTTLENECK" = local ] || rtr_bottleneck fifo
 }
 
 qlog_start() {
