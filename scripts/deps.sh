@@ -28,7 +28,7 @@ PKGS=(
 	# make deb and tests/packaging.sh: Debian's packaging tools
 	debhelper dh-dkms
 	iproute2 nftables conntrack tcpdump ethtool iputils-ping iperf3 jq procps
-	wireguard-tools
+	wireguard-tools ipvsadm
 	vsftpd nginx-light curl
 	python3 python3-venv python3-dpkt python3-matplotlib python3-pytest
 	# make test-debug: Debian's kernel source and what building it needs

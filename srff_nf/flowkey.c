@@ -113,7 +113,8 @@ static int parse_ipv4(const struct sk_buff *skb, unsigned int nhoff,
 		pkt->fragment = true;
 		return 0;
 	}
-	parse_transport(skb, nhoff, nhoff + iph->ihl * 4, pkt);
+	pkt->inner_off = nhoff + iph->ihl * 4;
+	parse_transport(skb, nhoff, pkt->inner_off, pkt);
 	return 0;
 }
 
@@ -152,6 +153,17 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 			oh = skb_header_pointer(skb, off, sizeof(_oh), &_oh);
 			if (!oh)
 				goto portless;
+			/* A routing header's third byte is its type: 4 is
+			 * SRv6's segment routing header (RFC 8754).
+			 */
+			if (nexthdr == IPPROTO_ROUTING) {
+				u8 _type;
+				const u8 *type;
+
+				type = skb_header_pointer(skb, off + 2, 1, &_type);
+				if (type && *type == 4)
+					pkt->srh = true;
+			}
 			/* AH counts 4-octet units less 2, the rest 8-octet
 			 * units less 1 (RFC 4302 2.2, RFC 8200 4.3).
 			 */
@@ -183,6 +195,7 @@ static int parse_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 		}
 		default:
 			pkt->key.proto = nexthdr;
+			pkt->inner_off = off;
 			parse_transport(skb, nhoff, off, pkt);
 			return 0;
 		}
@@ -203,6 +216,64 @@ int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
 		return parse_ipv6(skb, nhoff, pkt);
 	}
 	return -EINVAL;
+}
+
+/* GRE (RFC 2784, 2890): flags and version, the protocol, then a checksum
+ * word, key and sequence number, each there if its flag is set.
+ */
+#define SRFF_GRE_C	0x8000
+#define SRFF_GRE_K	0x2000
+#define SRFF_GRE_S	0x1000
+#define SRFF_GRE_VER	0x0007
+
+int srff_flowkey_parse_inner(const struct sk_buff *skb, unsigned int nhoff,
+			     struct srff_pkt *pkt)
+{
+	unsigned int off = pkt->inner_off;
+	struct srff_pkt in;
+	u8 family;
+	int err;
+
+	if (pkt->fragment || !off)
+		return -EINVAL;
+	switch (pkt->key.proto) {
+	case IPPROTO_IPIP:
+		family = AF_INET;
+		break;
+	case IPPROTO_IPV6:
+		family = AF_INET6;
+		break;
+	case IPPROTO_GRE: {
+		__be16 _gh[2];
+		const __be16 *gh;
+		u16 flags;
+
+		gh = skb_header_pointer(skb, off, sizeof(_gh), &_gh);
+		if (!gh)
+			return -EINVAL;
+		flags = ntohs(gh[0]);
+		if (flags & SRFF_GRE_VER)
+			return -EINVAL;	/* PPTP's enhanced GRE */
+		if (gh[1] == htons(ETH_P_IP))
+			family = AF_INET;
+		else if (gh[1] == htons(ETH_P_IPV6))
+			family = AF_INET6;
+		else
+			return -EINVAL;	/* Ethernet (gretap), MPLS, ... */
+		off += 4 + (flags & SRFF_GRE_C ? 4 : 0) +
+		       (flags & SRFF_GRE_K ? 4 : 0) + (flags & SRFF_GRE_S ? 4 : 0);
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	err = srff_flowkey_parse(skb, off, family, &in);
+	if (err)
+		return err;
+	if (in.hdr_len)
+		in.hdr_len += off - nhoff;
+	*pkt = in;
+	return 0;
 }
 
 unsigned int srff_wire_len(const struct sk_buff *skb, unsigned int nhoff,

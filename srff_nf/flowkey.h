@@ -53,6 +53,10 @@ struct srff_pkt {
 	bool has_ports;		/* TCP/UDP/SCTP/DCCP ports were read */
 	bool tcp_fin_rst;	/* TCP FIN or RST flag set */
 	bool tcp_syn;		/* TCP SYN flag set (a new connection) */
+	bool srh;		/* IPv6: a segment routing header (SRv6) came
+				 * before the upper-layer header */
+	unsigned int inner_off;	/* IPIP, IPv6-in-IP, GRE: where what they
+				 * carry begins (their header, for GRE) */
 	u32 tcp_seq;		/* TCP: the sequence number of its first byte */
 	u32 tcp_end_seq;	/* TCP: the sequence number after this skb
 				 * (seq + payload + SYN + FIN) */
@@ -68,6 +72,16 @@ struct srff_pkt {
  */
 int srff_flowkey_parse(const struct sk_buff *skb, unsigned int nhoff,
 		       u8 family, struct srff_pkt *pkt);
+
+/*
+ * For @pkt parsed by srff_flowkey_parse() as IPIP, IPv6-in-IP, or GRE over
+ * IPv4 or IPv6: parse the packet it carries instead (one level; GRE only
+ * when it carries IPv4 or IPv6, and not GRE version 1) and key @pkt by it,
+ * its hdr_len then counted from @nhoff (the outer headers too, for
+ * srff_wire_len). Returns 0, or -EINVAL with @pkt unchanged.
+ */
+int srff_flowkey_parse_inner(const struct sk_buff *skb, unsigned int nhoff,
+			     struct srff_pkt *pkt);
 
 /*
  * The bytes @skb puts on the wire at L3, as the qdisc counts them

@@ -51,6 +51,7 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 #include <net/l3mdev.h>
+#include <net/lwtunnel.h>
 #include <net/rtnetlink.h>
 #include <net/tcp.h>
 
@@ -142,6 +143,30 @@ static bool ip_tunnel_outer(u8 proto)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * An IPIP, IPv6-in-IP or GRE packet whose inner packet passed no
+ * POST_ROUTING here, so no other pass classified it; it is classified by
+ * the inner header instead (srff_flowkey_parse_inner):
+ *  - IPVS's tunnel mode: ip_vs_tunnel_xmit() encapsulates at LOCAL_IN or
+ *    FORWARD and sets ipvs_property (a tunnel device's iptunnel_xmit()
+ *    clears it, in skb_scrub_packet(), before its outer packet comes here);
+ *  - SRv6 encapsulation (an SRH before the inner header): seg6_output()
+ *    and seg6_input() pass the inner packet through POST_ROUTING only when
+ *    net.netfilter.nf_hooks_lwtunnel is on.
+ */
+static bool inner_unseen(const struct sk_buff *skb, const struct srff_pkt *pkt)
+{
+#if IS_ENABLED(CONFIG_IP_VS)
+	if (skb->ipvs_property)
+		return true;
+#endif
+#ifdef CONFIG_LWTUNNEL
+	return pkt->srh && !static_branch_unlikely(&nf_hooks_lwtunnel_enabled);
+#else
+	return false;
+#endif
 }
 
 /* Sent by a kernel UDP tunnel socket (udp_tunnel_xmit_skb's sk). */
@@ -343,7 +368,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 		goto ignore;
 	if (unlikely(to_many(skb, &pkt)))
 		goto ignore;
-	if (unlikely(ip_tunnel_outer(pkt.key.proto)))
+	if (unlikely(ip_tunnel_outer(pkt.key.proto)) &&
+	    (!inner_unseen(skb, &pkt) || srff_flowkey_parse_inner(skb, nhoff, &pkt)))
 		goto encap;
 	/* After the tunnel checks: an outer packet carries the priority the
 	 * inner pass set, and is another pass's, not the application's.

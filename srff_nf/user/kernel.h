@@ -57,6 +57,7 @@
 #include <asm/byteorder.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>

@@ -67,6 +67,38 @@ size_t pb_ext6(uint8_t *p, uint8_t type, uint8_t nexthdr, unsigned int len)
 	return len;
 }
 
+size_t pb_srh(uint8_t *p, uint8_t nexthdr, unsigned int nsegs)
+{
+	unsigned int i;
+
+	p[0] = nexthdr;
+	p[1] = 2 * nsegs;		/* 8-octet units past the first 8 */
+	p[2] = 4;			/* routing type: segment routing */
+	p[3] = nsegs - 1;		/* segments left */
+	p[4] = nsegs - 1;		/* last entry */
+	p[5] = 0;			/* flags */
+	put16(p + 6, 0);		/* tag */
+	for (i = 0; i < nsegs; i++)
+		pb_addr6(p + 8 + 16 * i, 0x5e60 + i);
+	return 8 + 16 * nsegs;
+}
+
+size_t pb_gre(uint8_t *p, uint16_t flags, uint16_t proto)
+{
+	size_t n = 4;
+
+	put16(p, flags);
+	put16(p + 2, proto);
+	if (flags & 0x8000)
+		n += 4;
+	if (flags & 0x2000)
+		n += 4;
+	if (flags & 0x1000)
+		n += 4;
+	memset(p + 4, PB_FILL, n - 4);
+	return n;
+}
+
 size_t pb_frag6(uint8_t *p, uint8_t nexthdr, uint16_t offset, bool mf,
 		uint32_t id)
 {

@@ -43,6 +43,15 @@ size_t pb_ext6(uint8_t *p, uint8_t type, uint8_t nexthdr, unsigned int len);
 /* IPv6 fragment header, @offset in 8-octet units. */
 size_t pb_frag6(uint8_t *p, uint8_t nexthdr, uint16_t offset, bool mf,
 		uint32_t id);
+/* SRv6 segment routing header (RFC 8754) with @nsegs segments (2001:db8::
+ * addresses ending in 0x5e60 + i): routing type 4.
+ */
+size_t pb_srh(uint8_t *p, uint8_t nexthdr, unsigned int nsegs);
+/* GRE header (RFC 2784, 2890): @flags (C 0x8000, K 0x2000, S 0x1000, and
+ * the version in the low bits) and @proto (an EtherType); the optional
+ * words it announces follow, PB_FILL.
+ */
+size_t pb_gre(uint8_t *p, uint16_t flags, uint16_t proto);
 size_t pb_tcp(uint8_t *p, uint16_t sport, uint16_t dport, uint8_t flags);
 size_t pb_udp(uint8_t *p, uint16_t sport, uint16_t dport, size_t payload_len);
 size_t pb_icmp(uint8_t *p, uint8_t type);

@@ -797,6 +797,159 @@ static void tcp_udp_payload_and_syn(void)
 }
 
 /* A GSO super-packet puts its headers on the wire once per segment. */
+/* srff_flowkey_parse, then srff_flowkey_parse_inner, at every split. */
+static int parse_inner(const u8 *b, size_t len, unsigned int nhoff, u8 family,
+		       struct srff_pkt *pkt)
+{
+	struct srff_pkt other, *p;
+	size_t head;
+	int ret = 0, r;
+
+	for (head = len + 1; head-- > 0;) {
+		struct sk_buff *skb = srff_user_skb_new(b, len, head);
+
+		CHECK(skb);
+		if (!skb)
+			return -ENOMEM;
+		p = head == len ? pkt : &other;
+		memset(p, 0xa5, sizeof(*p));
+		r = srff_flowkey_parse(skb, nhoff, family, p);
+		if (!r)
+			r = srff_flowkey_parse_inner(skb, nhoff, p);
+		srff_user_skb_free(skb);
+		if (head == len) {
+			ret = r;
+		} else if (r != ret || (!ret && memcmp(&other, pkt, sizeof(other)))) {
+			srff_test_fail(__FILE__, __LINE__,
+				       "len %zu: head %zu parses differently", len, head);
+			break;
+		}
+	}
+	if (!ret)
+		check_invariants(pkt);
+	return ret;
+}
+
+/*
+ * SRv6 encapsulation (an SRH, then IPv6 or IPv4) and IPVS's tunnels (IPIP,
+ * GRE): the outer parse stops at the tunnel protocol and says where its
+ * payload starts and whether an SRH came first; the inner parse keys the
+ * packet by what it carries and counts every header from the outer one.
+ */
+static void inner_srv6_ipip_gre(void)
+{
+	struct srff_key want6 = key6(IPPROTO_TCP, 443, 40000);
+	struct srff_key want4 = key4(IPPROTO_UDP, 53, 5353);
+	struct srff_pkt p;
+	u8 b[256], s[16], d[16];
+	size_t n, h;
+
+	pb_addr6(s, 0x0a0a);
+	pb_addr6(d, 0x0b0b);
+
+	/* IPv6, SRH of 2 segments, IPv6, TCP with 100 bytes. */
+	n = pb_ipv6(b, s, d, IPPROTO_ROUTING, 40 + 40 + 20 + 100);
+	n += pb_srh(b + n, IPPROTO_IPV6, 2);
+	h = n;
+	{
+		u8 is[16], id[16];
+
+		pb_addr6(is, SADDR4);
+		pb_addr6(id, DADDR4);
+		n += pb_ipv6(b + n, is, id, IPPROTO_TCP, 20 + 100);
+	}
+	n += pb_tcp(b + n, 443, 40000, PB_ACK);
+	n += pb_fill(b + n, 100);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET6, &p), 0);
+	CHECK(p.srh && p.key.proto == IPPROTO_IPV6 && p.inner_off == h && !p.has_ports);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET6, &p), 0);
+	check_key(&p.key, &want6, "srv6 ipv6 tcp");
+	CHECK_EQ_INT(p.hdr_len, 40 + 40 + 40 + 20);
+	CHECK_EQ_INT(p.payload, 100);
+	CHECK(p.has_ports && !p.srh);
+
+	/* IPv6, SRH of 1 segment, IPv4, UDP. */
+	n = pb_ipv6(b, s, d, IPPROTO_ROUTING, 24 + 20 + 8 + 10);
+	n += pb_srh(b + n, IPPROTO_IPIP, 1);
+	n += pb_ipv4(b + n, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8 + 10);
+	n += pb_udp(b + n, 53, 5353, 10);
+	n += pb_fill(b + n, 10);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET6, &p), 0);
+	check_key(&p.key, &want4, "srv6 ipv4 udp");
+	CHECK_EQ_INT(p.hdr_len, 40 + 24 + 20 + 8);
+
+	/* Another routing type is not an SRH. */
+	n = pb_ipv6(b, s, d, IPPROTO_ROUTING, 24 + 20 + 8);
+	n += pb_ext6(b + n, IPPROTO_ROUTING, IPPROTO_IPIP, 24);
+	n += pb_ipv4(b + n, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8);
+	n += pb_udp(b + n, 53, 5353, 0);
+	CHECK_EQ_INT(parse(b, n, 0, AF_INET6, &p), 0);
+	CHECK(!p.srh && p.key.proto == IPPROTO_IPIP);
+
+	/* IPVS's IPIP: IPv4 in IPv4, at a network offset of 14. */
+	memset(b, 0, 14);
+	n = 14 + pb_ipv4(b + 14, 0x0a000001, 0x0a000002, IPPROTO_IPIP, 0, 0, 20 + 8);
+	n += pb_ipv4(b + n, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8);
+	n += pb_udp(b + n, 53, 5353, 0);
+	CHECK_EQ_INT(parse_inner(b, n, 14, AF_INET, &p), 0);
+	check_key(&p.key, &want4, "ipip udp");
+	CHECK_EQ_INT(p.hdr_len, 20 + 20 + 8);
+
+	/* GRE with a key and a sequence number, carrying IPv6. */
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, IPPROTO_GRE, 0, 0, 12 + 40 + 20);
+	n += pb_gre(b + n, 0x3000, 0x86dd);
+	{
+		u8 is[16], id[16];
+
+		pb_addr6(is, SADDR4);
+		pb_addr6(id, DADDR4);
+		n += pb_ipv6(b + n, is, id, IPPROTO_TCP, 20);
+	}
+	n += pb_tcp(b + n, 443, 40000, PB_ACK);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET, &p), 0);
+	check_key(&p.key, &want6, "gre ipv6 tcp");
+	CHECK_EQ_INT(p.hdr_len, 20 + 12 + 40 + 20);
+
+	/* GRE carrying Ethernet (gretap), or version 1 (PPTP): not parsed,
+	 * and the outer parse is left as it was.
+	 */
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, IPPROTO_GRE, 0, 0, 4 + 20 + 8);
+	h = n + pb_gre(b + n, 0, 0x6558);
+	n = h + pb_ipv4(b + h, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8);
+	n += pb_udp(b + n, 53, 5353, 0);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET, &p), -EINVAL);
+	pb_gre(b + 20, 0x0001, 0x0800);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET, &p), -EINVAL);
+	{
+		struct sk_buff *skb;
+
+		pb_gre(b + 20, 0, 0x6558);
+		skb = srff_user_skb_new(b, n, n);
+		CHECK(skb);
+		if (skb) {
+			struct srff_pkt q;
+
+			CHECK_EQ_INT(srff_flowkey_parse(skb, 0, AF_INET, &p), 0);
+			q = p;
+			CHECK_EQ_INT(srff_flowkey_parse_inner(skb, 0, &p), -EINVAL);
+			CHECK(!memcmp(&p, &q, sizeof(p)));
+			srff_user_skb_free(skb);
+		}
+	}
+
+	/* A fragment of an IPIP packet: its payload is not a whole header. */
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, IPPROTO_IPIP, PB_IP_MF, 0, 20 + 8);
+	n += pb_ipv4(b + n, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8);
+	n += pb_udp(b + n, 53, 5353, 0);
+	CHECK_EQ_INT(parse_inner(b, n, 0, AF_INET, &p), -EINVAL);
+
+	/* A truncated inner header: -EINVAL, at every length. */
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, IPPROTO_IPIP, 0, 0, 20 + 8);
+	n += pb_ipv4(b + n, SADDR4, DADDR4, IPPROTO_UDP, 0, 0, 8);
+	for (h = 20; h < n; h++)
+		CHECK_EQ_INT(parse_inner(b, h, 0, AF_INET, &p), -EINVAL);
+}
+
 static void wire_len_counts_headers_per_segment(void)
 {
 	u8 b[64 + 4000];
@@ -846,5 +999,6 @@ const struct srff_test srff_tests_flowkey[] = {
 	SRFF_TEST(key_equal_needs_every_byte),
 	SRFF_TEST(tcp_udp_payload_and_syn),
 	SRFF_TEST(wire_len_counts_headers_per_segment),
+	SRFF_TEST(inner_srv6_ipip_gre),
 	{ NULL, NULL }
 };

@@ -36,10 +36,11 @@
 #              64 busy flows (every 50 ms): a newcomer is refused instead;
 #              crossing 7/8 full starts GC early.
 #
-#  tunnel_gre, tunnel_wg, tunnel_xfrm
+#  tunnel_gre, tunnel_wg, tunnel_xfrm, tunnel_srv6
 #              SND [srff] veth0: tbf 10mbit -> prio 10: ---- veth1 RCV
 #                   10.77.0.1  ================ tunnel ====  10.77.0.2
-#                   10.99.0.1  (gre1 / wg0 / ESP tunnel mode)  10.99.0.2
+#                   10.99.0.1  (gre1 / wg0 / ESP tunnel mode /  10.99.0.2
+#                               SRv6 H.Encaps to fd77::100)
 #              One long TCP transfer through the tunnel and, once it is past
 #              500 KB, five of 4 KB while it runs (thresholds 16k 64k): on
 #              veth0's prio the short ones leave in band 0 and the long one's
@@ -50,7 +51,13 @@
 #              ("inner" tag), wg0's pass none, and the long connection keeps
 #              one tag (one count) all along, through a retransmission
 #              timeout that re-hashes its socket (RCV drops the tunnel's
-#              packets until TcpTimeoutRehash grows).
+#              packets until TcpTimeoutRehash grows). SRv6 (a seg6 route,
+#              whose inner packets never pass POST_ROUTING): the outer
+#              packets are classified by their inner flow, one flow each.
+#              IPVS in tunnel mode (tunnel_ipvs): SND is the client and the
+#              director of virtual service 10.99.0.2:5001 (local clients go
+#              through IPVS at LOCAL_OUT), RCV the real server, which takes
+#              the IPIP packets on tunl0 and answers directly; the same.
 #
 #  reuse       SND [srff] veth0 ---- veth1 RCV (the server closes first)
 #              a client on local port 40000 sends 100 KB and closes, then
@@ -499,9 +506,10 @@ evict)
 	fi
 	;;
 
-tunnel_gre|tunnel_wg|tunnel_xfrm)
+tunnel_gre|tunnel_wg|tunnel_xfrm|tunnel_srv6|tunnel_ipvs)
 	kind=${mode#tunnel_}
-	PAIR_IPV4_ONLY=1 setup_pair
+	# SRv6 needs IPv6 between the two; the others run with IPv6 off.
+	if [ "$kind" = srv6 ]; then setup_pair; else PAIR_IPV4_ONLY=1 setup_pair; fi
 	SRFF_NS=$SND
 	shaped_prio "$SND" veth0 10mbit
 	IN_SND=10.99.0.1 IN_RCV=10.99.0.2
@@ -554,10 +562,39 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 		ip -n "$RCV" xfrm policy add src $IN_SND/32 dst $IN_RCV/32 dir in \
 			tmpl src $SND_IP4 dst $RCV_IP4 proto esp reqid 1 mode tunnel || fail "xfrm policy"
 		;;
+	srv6)
+		# SND encapsulates IPv4 to the inner address in IPv6 with an
+		# SRH of one segment, RCV's fd77::100, where the SRH, ended,
+		# hands the inner packet on (ipv6_srh_rcv); RCV answers in
+		# plain IPv4.
+		ip -n "$SND" addr add $IN_SND/32 dev lo
+		ip -n "$RCV" addr add $IN_RCV/32 dev lo
+		ip -n "$RCV" addr add fd77::100/128 dev veth1 nodad
+		ip netns exec "$RCV" sysctl -qw net.ipv6.conf.all.seg6_enabled=1 \
+			net.ipv6.conf.veth1.seg6_enabled=1 net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.veth1.rp_filter=0
+		ip -n "$SND" route add $IN_RCV/32 encap seg6 mode encap segs fd77::100 \
+			dev veth0 src $IN_SND || fail "seg6 route"
+		ip -n "$RCV" route add $IN_SND/32 via $SND_IP4 dev veth1 src $IN_RCV
+		;;
+	ipvs)
+		command -v ipvsadm >/dev/null || skip "ipvsadm not installed"
+		IN_SND=$SND_IP4
+		ip -n "$SND" route add $IN_RCV/32 dev veth0
+		ip netns exec "$SND" ipvsadm -A -t $IN_RCV:5001 -s rr || fail "ipvsadm -A"
+		ip netns exec "$SND" ipvsadm -a -t $IN_RCV:5001 -r $RCV_IP4:5001 -i || fail "ipvsadm -a"
+		# tunl0, the ipip module's device of each namespace, takes IPIP.
+		modprobe ipip || fail "modprobe ipip"
+		ip -n "$RCV" link set tunl0 up || fail "no tunl0 in $RCV"
+		ip -n "$RCV" addr add $IN_RCV/32 dev tunl0
+		ip netns exec "$RCV" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.tunl0.rp_filter=0
+		;;
 	esac
 	ip netns exec "$RCV" $PY "$TOOLS/traffic.py" tcp-sink 5001 & BG_PIDS+=($!)
 	listening "$RCV" 5001
-	wait_for 30 ip netns exec "$SND" ping -c1 -W1 $IN_RCV >/dev/null || fail "no path through the tunnel"
+	# (IPVS serves TCP port 5001 of its virtual address, not pings.)
+	[ "$kind" = ipvs ] ||
+		wait_for 30 ip netns exec "$SND" ping -c1 -W1 $IN_RCV >/dev/null || fail "no path through the tunnel"
 	log "$kind tunnel up"
 	# srff comes last: its GC (every 60 s at most, which retires closed
 	# flows) must not run before the flows are listed at the end.
@@ -634,10 +671,13 @@ tunnel_gre|tunnel_wg|tunnel_xfrm)
 	soft_check "srff counted each packet once: $s bytes against the qdisc's $q since srff was loaded (within 10 %)" \
 		test $(( s * 100 )) -ge $(( q * 90 )) -a $(( s * 100 )) -le $(( q * 110 ))
 	case $kind in
-	gre|xfrm)
-		# Every packet SND sends on veth0 is an outer one.
-		soft_check "no flow for the outer packets ($kind: none from $SND_IP4, none of protocol 47/50)" \
-			test "$(jq "[.[] | select(.saddr == \"$SND_IP4\" or .proto == 47 or .proto == 50)] | length" <<<"$fl")" = 0
+	gre|xfrm|srv6|ipvs)
+		# Every packet SND sends on veth0 is an outer one (under IPVS
+		# the inner packets come from SND_IP4 too).
+		outer_src=$SND_IP4
+		[ "$kind" = ipvs ] && outer_src=none
+		soft_check "no flow for the outer packets ($kind: none from $outer_src or $SND_IP6, none of protocol 4/41/47/50)" \
+			test "$(jq "[.[] | select(.saddr == \"$outer_src\" or .saddr == \"$SND_IP6\" or .proto == 4 or .proto == 41 or .proto == 47 or .proto == 50)] | length" <<<"$fl")" = 0
 		n=$(jq "[.[] | select(.proto == \"tcp\" and .daddr == \"$IN_RCV\" and .dport == 5001)] | length" <<<"$fl")
 		soft_check "one flow per inner TCP connection ($n of 6)" test "$n" = 6
 		;;
