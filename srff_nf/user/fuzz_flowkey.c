@@ -103,6 +103,55 @@ static int parse(const u8 *b, size_t len, size_t head, u8 family,
 	return ret;
 }
 
+/* The outer parse, then srff_flowkey_parse_inner(): -EINVAL unless both
+ * succeed; a failed inner parse leaves the outer result as it was.
+ */
+static int parse_inner(const u8 *b, size_t len, size_t head, u8 family,
+		       struct srff_pkt *p)
+{
+	struct sk_buff *skb = srff_user_skb_new(b, len, head);
+	struct srff_pkt outer;
+	int ret;
+
+	FUZZ_CHECK(skb);
+	ret = srff_flowkey_parse(skb, 0, family, p);
+	if (!ret) {
+		outer = *p;
+		ret = srff_flowkey_parse_inner(skb, 0, p);
+		if (ret)
+			FUZZ_CHECK(!memcmp(&outer, p, sizeof(outer)));
+	}
+	srff_user_skb_free(skb);
+	return ret;
+}
+
+/* A tunnel's packet keyed by what it carries, as the hook does for SRv6
+ * and IPVS: the same at both splits, self-consistent, every header
+ * counted from the outer one.
+ */
+static void fuzz_inner(const u8 *b, size_t len, size_t head, u8 family,
+		       struct srff_pkt *pkt)
+{
+	struct srff_pkt lin, split;
+	int r1, r2;
+
+	if (pkt->key.proto != IPPROTO_IPIP && pkt->key.proto != IPPROTO_IPV6 &&
+	    pkt->key.proto != IPPROTO_GRE)
+		return;
+	r1 = parse_inner(b, len, len, family, &lin);
+	r2 = parse_inner(b, len, head, family, &split);
+	FUZZ_CHECK(r1 == r2);
+	if (r1) {
+		FUZZ_CHECK(r1 == -EINVAL);
+		return;
+	}
+	FUZZ_CHECK(!memcmp(&lin, &split, sizeof(lin)));
+	check_pkt(&lin, lin.key.family, len);
+	/* (A transport header may claim more bytes than the packet has.) */
+	FUZZ_CHECK(!lin.hdr_len || lin.hdr_len > len || lin.hdr_len + lin.payload == len);
+	*pkt = lin;
+}
+
 static struct model_flow *model_find(const struct srff_key *k)
 {
 	unsigned int i;
@@ -343,6 +392,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(!memcmp(&lin, &split, sizeof(lin)));
 	check_pkt(&lin, family, len);
+	fuzz_inner(data + 1, len, head, family, &lin);
 	drive_table(&lin, len, data[size - 1]);
 	return 0;
 }

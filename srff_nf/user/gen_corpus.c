@@ -114,5 +114,20 @@ int main(int argc, char **argv)
 	for (i = 0; i < 9; i++)
 		n += pb_ext6(b + n, P_DSTOPTS, i < 8 ? P_DSTOPTS : P_TCP, 8);
 	put("v6-9-dstopts-tcp", V6, b, n + pb_tcp(b + n, 5, 6, 0));
+
+	/* Tunnels the hook keys by their inner flow (SRv6, IPVS). */
+	n = pb_ipv6(b, s, d, P_ROUTING, 40 + 40 + 20);
+	n += pb_srh(b + n, 41, 2);
+	n += pb_ipv6(b + n, d, s, P_TCP, 20);
+	put("v6-srh-v6-tcp", V6, b, n + pb_tcp(b + n, 443, 40000, PB_ACK));
+
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, 4, 0, 0, 20 + 8);
+	n += pb_ipv4(b + n, 0x0a000003, 0x0a000004, P_UDP, 0, 0, 8);
+	put("v4-ipip-udp", V4, b, n + pb_udp(b + n, 53, 5353, 0));
+
+	n = pb_ipv4(b, 0x0a000001, 0x0a000002, 47, 0, 0, 8 + 40 + 20);
+	n += pb_gre(b + n, 0x2000, 0x86dd);
+	n += pb_ipv6(b + n, s, d, P_TCP, 20);
+	put("v4-gre-key-v6-tcp", V4 | HEAD(13), b, n + pb_tcp(b + n, 80, 40001, PB_SYN));
 	return 0;
 }
