@@ -85,6 +85,7 @@ check: all
 	$(MAKE) -C srffctl check
 	tests/srff-qdisc.sh
 	tests/srff-check.sh
+	/usr/bin/python3 tests/docs.py
 
 fuzz:
 	$(MAKE) -C srff_nf/user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
