@@ -14,8 +14,9 @@
 #   make fuzz         libFuzzer on the flow-key parser (FUZZ_SECONDS=60)
 #   make deps         only install the dependencies (Debian 12, as root)
 #   make install      install srff.ko via DKMS (every installed kernel, or
-#                     KVER=...), srffctl (+ man page), srff-qdisc, srff-check,
-#                     the systemd units (not enabled) and samples
+#                     KVER=...), srffctl, srff-qdisc, srff-check, their man
+#                     pages and srff(8), srff.conf(5), the systemd units (not
+#                     enabled) and samples
 #   make uninstall    remove what make install put down (dkms remove --all too)
 #   make deb          the Debian packages srff-dkms and srffctl in build/deb/
 #                     (dpkg-buildpackage in a temporary copy of the tree)
@@ -84,6 +85,7 @@ check: all
 	$(MAKE) -C srffctl check
 	tests/srff-qdisc.sh
 	tests/srff-check.sh
+	/usr/bin/python3 tests/docs.py
 
 fuzz:
 	$(MAKE) -C srff_nf/user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)

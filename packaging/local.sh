@@ -10,7 +10,9 @@
 #              registration (same srff/VERSION) and shadow its units, and
 #              `make uninstall` would remove them under dpkg's feet.
 #   install    srff-qdisc and srff-check in PREFIX/sbin (man pages from their
-#              headers in PREFIX/share/man/man8); srff.service and
+#              headers in PREFIX/share/man/man8), the man pages srff(8) and
+#              srff.conf(5) (srffctl(8) is srffctl's make install's);
+#              srff.service and
 #              srff-qdisc@.service (paths rewritten to PREFIX) in UNITDIR;
 #              the samples and docs/operations.md in PREFIX/share/doc/srff;
 #              /etc/modprobe.d/srff.conf (all comments) unless one exists;
@@ -71,6 +73,8 @@ install_() {
 		"install, show and revert the queueing setups srff steers into" "$ver" > "$MANDIR/man8/srff-qdisc.8"
 	"$top/packaging/man-from-header.sh" "$top/tc-scripts/srff-check" \
 		"will srff help on this host?" "$ver" > "$MANDIR/man8/srff-check.8"
+	install -m 0644 "$top/docs/srff.8" "$MANDIR/man8/srff.8"
+	install -D -m 0644 "$top/docs/srff.conf.5" "$MANDIR/man5/srff.conf.5"
 	install -d "$UNITDIR_D"
 	for u in srff.service srff-qdisc@.service; do
 		# The units name the programs where they are (no DESTDIR).
@@ -132,10 +136,11 @@ uninstall() {
 	rm -rf "$D/usr/src/srff-$ver"
 
 	rm -f "$SBINDIR/srffctl" "$SBINDIR/srff-qdisc" "$SBINDIR/srff-check" \
-		"$MANDIR/man8/srffctl.8" "$MANDIR/man8/srff-qdisc.8" "$MANDIR/man8/srff-check.8"
+		"$MANDIR/man8/srffctl.8" "$MANDIR/man8/srff-qdisc.8" "$MANDIR/man8/srff-check.8" \
+		"$MANDIR/man8/srff.8" "$MANDIR/man5/srff.conf.5"
 	rm -rf "$DOCDIR_D"
 	# The directories install made, if nothing else is in them.
-	rmdir "$MANDIR/man8" "${DOCDIR_D%/*}" "$UNITDIR_D" "${UNITDIR_D%/system}" 2>/dev/null || true
+	rmdir "$MANDIR/man8" "$MANDIR/man5" "${DOCDIR_D%/*}" "$UNITDIR_D" "${UNITDIR_D%/system}" 2>/dev/null || true
 	if [ -e "$MODPROBE_CONF" ]; then
 		if cmp -s "$MODPROBE_CONF" "$top/packaging/modprobe-srff.conf"; then
 			rm -f "$MODPROBE_CONF"

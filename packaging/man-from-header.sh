@@ -22,4 +22,9 @@ awk 'NR == 1 && /^#!/ { next }
 	!/^#/ { exit }
 	{ sub(/^# ?/, ""); print }' "$script" |
 	sed '1{/^$/d}' | esc
-printf '.fi\n.SH SEE ALSO\n.BR srffctl (8),\n.BR tc (8),\n.BR tc\\-prio (8)\n'
+# SEE ALSO: srff's other pages, then tc's.
+printf '.fi\n.SH SEE ALSO\n'
+for page in srff.8 srff.conf.5 srffctl.8 srff-qdisc.8 srff-check.8; do
+	[ "$page" = "$name.8" ] || printf '.BR %s (%s),\n' "$(esc <<<"${page%.*}")" "${page##*.}"
+done
+printf '.BR tc (8),\n.BR tc\\-prio (8)\n'

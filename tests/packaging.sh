@@ -12,7 +12,7 @@
 #     (dpkg-deb -I/-c/-e/-x): the DKMS tree is the module's sources and
 #     dkms.conf with the package's version, the modprobe.d file is a
 #     conffile of comments naming every module parameter, srffctl has the
-#     tools, the man page, the units and the samples, its shared libraries
+#     tools, the man pages (srff-dkms: srff(8)), the units and the samples, its shared libraries
 #     in Depends, and the sample srff.conf parses.
 #  4. systemd-analyze verify on the units as packaged (--root: the extracted
 #     packages), and the settings the boot path depends on.
@@ -111,6 +111,7 @@ for f in srff_nf/Kbuild srff_nf/Makefile srff_nf/*.c srff_nf/*.h; do
 	want+=("$src/$f")
 done
 check "srff-dkms: Architecture all" test "$(field "$ddeb" Architecture)" = all
+check "srff-dkms: holds srff(8)" has_all "$dfiles" /usr/share/man/man8/srff.8.gz
 check "srff-dkms: Depends on dkms ($(field "$ddeb" Depends))" \
 	grep -qE '(^|, )dkms( |,|$)' <<<"$(field "$ddeb" Depends)"
 check "srff-dkms: holds the module's ${#want[@]} source and config files" has_all "$dfiles" "${want[@]}"
@@ -156,10 +157,10 @@ check "  no substitution variable left" eval '! grep -q "[$]{" "$tmp/deps"'
 check "srffctl: Depends on iproute2 and kmod (tc, modprobe)" all_in "$tmp/deps" '^iproute2$' '^kmod$'
 check "srffctl: Recommends srff-dkms ($(field "$cdeb" Recommends))" \
 	grep -qw srff-dkms <<<"$(field "$cdeb" Recommends)"
-check "srffctl: holds the tools, man page, units and samples" has_all "$cfiles" \
+check "srffctl: holds the tools, man pages, units and samples" has_all "$cfiles" \
 	/usr/sbin/srffctl /usr/sbin/srff-qdisc /usr/sbin/srff-check \
 	/usr/share/man/man8/srffctl.8.gz /usr/share/man/man8/srff-qdisc.8.gz \
-	/usr/share/man/man8/srff-check.8.gz /lib/systemd/system/srff.service "/lib/systemd/system/srff-qdisc@.service" \
+	/usr/share/man/man8/srff-check.8.gz /usr/share/man/man5/srff.conf.5.gz /lib/systemd/system/srff.service "/lib/systemd/system/srff-qdisc@.service" \
 	/usr/share/doc/srffctl/examples/srff.conf /usr/share/doc/srffctl/examples/qdisc-IFACE.conf \
 	/usr/share/doc/srffctl/operations.md /etc/srff/qdisc
 check "srffctl: the programs are executable" \
@@ -252,6 +253,7 @@ check "  programs, man pages, units, samples, modprobe.d file, /etc/srff/qdisc" 
 	"$(cd "$stage" && find . | sed 's|^\.||')" \
 	/usr/local/sbin/srff-qdisc /usr/local/sbin/srff-check \
 	/usr/local/share/man/man8/srff-qdisc.8 /usr/local/share/man/man8/srff-check.8 \
+	/usr/local/share/man/man8/srff.8 /usr/local/share/man/man5/srff.conf.5 \
 	/usr/local/lib/systemd/system/srff.service "/usr/local/lib/systemd/system/srff-qdisc@.service" \
 	/usr/local/share/doc/srff/examples/srff.conf /usr/local/share/doc/srff/examples/qdisc-IFACE.conf \
 	/usr/local/share/doc/srff/operations.md /etc/modprobe.d/srff.conf /etc/srff/qdisc
