@@ -38,6 +38,14 @@ for run in "$@"; do
 print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.json")
 	echo "=== $run (idle RTT ${rtt}s)" >&2
 	/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
+	# Downstream with cake at the router: srff's marks against cake's
+	# own tins too, in vs-cake/.
+	if python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["params"]
+sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies", [])))' "$run/meta.json"; then
+		mkdir -p "$run/vs-cake"
+		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-cake" --ref cake >/dev/null
+	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 done
 # The threshold study's tables, from its results.tsv.xz (the simulation
