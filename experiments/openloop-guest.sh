@@ -402,6 +402,18 @@ qlog_start() {
 }
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
+# tcp_counters: the server namespace's TCP retransmission counters, as
+# JSON (experiments/tcpstats.py tabulates their growth per run).
+tcp_counters() {
+	ip netns exec "$SRV" awk '
+		$1 == "TcpExt:" || $1 == "Tcp:" {
+			if (!(($1) in head)) { head[$1] = 1; for (i = 2; i <= NF; i++) name[$1, i] = $i }
+			else for (i = 2; i <= NF; i++) v[name[$1, i]] = $i
+		}
+		END { printf "{\"TCPTimeouts\":%d,\"RetransSegs\":%d,\"TCPLossProbes\":%d}",
+			v["TCPTimeouts"], v["RetransSegs"], v["TCPLossProbes"] }' /proc/net/netstat /proc/net/snmp
+}
+
 client() { # LOAD SEED OUT SECONDS [ARGS...]
 	local load=$1 seed=$2 out=$3 secs=$4
 	shift 4
@@ -472,6 +484,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
+			tcp0=$(tcp_counters)
 			# A failed request is in the log and .load.json; the
 			# experiment goes on.
 			client "$load" $((SEED * 1000 + r * 10 + li)) \
@@ -481,6 +494,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
 				printf ',"stats":'; "$CTL" -n "$SRV" -j stats
+				printf ',"tcp_before":%s,"tcp_after":%s' "$tcp0" "$(tcp_counters)"
 				printf '}\n'
 			} > "$OUT/srff/$run.json"
 			policy_off

@@ -47,6 +47,7 @@ sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies"
 		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-cake" --ref cake >/dev/null
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
+	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 done
 # The threshold study's tables, from its results.tsv.xz (the simulation
 # itself is experiments/threshold_study.py, ~15 min).
