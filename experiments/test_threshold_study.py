@@ -314,3 +314,84 @@ def test_threshold_tables_regenerate_from_results_xz(tmp_path):
     shutil.copy(os.path.join(src, "params.json"), plain)
     (plain / "results.tsv").write_text(text)
     assert threshold_tables.load_rows(str(plain)) == threshold_tables.load_rows(str(tmp_path))
+
+
+# --- the learning study's additions: a change of mix, the floor-pinned
+# live-table rule, the threshold log ---------------------------------------
+
+def point_mass(tmp_path, name, size):
+    p = tmp_path / (name + ".txt")
+    p.write_text(f"{size} 0\n{size} 1\n")
+    return "cdf:" + str(p)
+
+
+def test_mix_changes_at_the_given_time(sim, tmp_path):
+    # 1000-byte flows at load 0.5 of 1 MB/s (500/s) until t=1, then
+    # 5000-byte flows (100/s) until tmax=2: Poisson counts about 500 and
+    # 100, every flow of the first mix small (< 3000), of the second not.
+    a, b = point_mass(tmp_path, "a", 1000), point_mass(tmp_path, "b", 5000)
+    (r,) = T.run_jobs(sim, [f"dist={a} dist2={b} at=1 load=0.5 rate=1e6 warm=0 meas=100000 "
+                            "tmax=2 small=3000 big=1e9 leaf=fifo first=1000 later=1000 "
+                            "window=1000"])
+    small, mid = r["n"][0], r["n"][1]
+    assert abs(small - 500) < 4 * 500 ** 0.5 and abs(mid - 100) < 4 * 100 ** 0.5
+    # M/D/1 at load 0.5: a 1 ms packet waits 0.5 ms on average
+    assert r["fct_ms"][0] == pytest.approx(1.5, rel=0.15)
+    (bad,) = T.run_jobs(sim, [f"dist={a} at=1 load=0.5"])   # a switch needs dist2
+    assert bad == {"error": "bad job"}
+
+
+def thr_log(sim, trace, las, **kw):
+    opts = dict(rate=1 << 20, leaf="fair", first=1024, later=1024, window=1024)
+    opts.update(kw)
+    words = [f"{k}={v}" for k, v in opts.items()] + [f"las={las}", "thrlog=1"]
+    words.append("trace=" + ",".join(f"{t!r}:{s}" for t, s in trace))
+    return T.run_jobs(sim, [" ".join(words)])[0]["thr_log"]
+
+
+def test_las_floor_mode_quantiles(sim):
+    # Two equal flows from t=0 share the link (1 MiB/s, 1 KiB skbs, one
+    # queued each): at t=1 one has enqueued 513 KiB, the other 512 KiB,
+    # both in the bucket [512 KiB, 640 KiB). Mode 1: the floor, then the
+    # median of the active flows past it, at that bucket's low bound; with
+    # 4 bands the 1/3 and 2/3 quantiles are the same bucket, so the third
+    # threshold goes one bucket up. Before the first period: the floor ladder.
+    trace = [(0.0, 4 << 20), (0.0, 4 << 20)]
+    log = thr_log(sim, trace, "1,2,1,0")
+    assert log[0] == [0, 16384, 20480]
+    assert log[1] == [1.0, 16384, 524288]
+    log = thr_log(sim, trace, "1,3,1,0")
+    assert log[1] == [1.0, 16384, 524288, 655360]
+    # mode 0 (band_study's las): quantiles 1/3, 2/3 of all active flows,
+    # the first at least the floor, the histogram halved each period
+    log = thr_log(sim, trace, "1,2")
+    assert log[1] == [1.0, 524288, 655360]
+
+
+def test_las_floor_mode_ignores_flows_under_the_floor(sim):
+    # A (4 MiB) alone from t=0 has enqueued 1019 KiB when B (100 KiB)
+    # arrives at 0.995, in band 0: A's next skb (1020 KiB) waits behind
+    # B's. At t=1 B has enqueued ~6 KiB, under the floor: not counted, so
+    # A alone sets the median, the low bound of [896 KiB, 1 MiB); counted,
+    # B would have pulled it down to the floor ladder's 20 KiB.
+    log = thr_log(sim, [(0.0, 4 << 20), (0.995, 100 << 10)], "1,2,1,0")
+    assert log[1] == [1.0, 16384, T.low(T.bucket(1020 << 10))]
+
+
+def test_las_floor_mode_serves_a_new_flow_first(sim):
+    # As test_las_rule_puts_a_new_flow_above_the_active_ones, in mode 1
+    # with nothing kept from earlier periods: B (1 MB) arrives while A
+    # (40 MB) is past the median threshold, and finishes in its own time
+    # plus at most one of A's skbs.
+    opts = dict(leaf="fair", first=1000, later=1000, window=1000)
+    _, b = run(sim, [(0.0, 40_000_000), (1.0, 1_000_000)], las="0.5,2,1,0", **opts)
+    assert b == pytest.approx(1_000_000 / R, abs=2 * 1000 / R)
+
+
+def test_thr_log_static_and_tmax(sim):
+    # Fixed thresholds: logged once, at time 0. tmax stops the run; the
+    # flow not done by then is left out of the figures.
+    (r,) = T.run_jobs(sim, [f"rate={R} leaf=fifo first=1000 later=1000 window=1000 thr=5000 "
+                            "thrlog=1 tmax=0.05 trace=0.0:10000,0.01:10000000"])
+    assert r["thr_log"] == [[0, 5000]]
+    assert r["n"][3] == 1 and r["fct"][1] == 0
