@@ -395,3 +395,65 @@ def test_thr_log_static_and_tmax(sim):
                             "thrlog=1 tmax=0.05 trace=0.0:10000,0.01:10000000"])
     assert r["thr_log"] == [[0, 5000]]
     assert r["n"][3] == 1 and r["fct"][1] == 0
+
+
+# --- PIAS by dynamic programming ------------------------------------------
+
+def rand_hist(rng, lo=8, hi=40):
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    for b in rng.sample(range(lo, hi), rng.randint(3, 12)):
+        flows[b] = rng.randint(1, 5000)
+        nbytes[b] = flows[b] * rng.randint(T.low(b), T.low(b + 1) - 1)
+    return flows, nbytes
+
+
+def test_pias_dp_is_the_exhaustive_search():
+    import random
+    rng = random.Random(11)
+    for _ in range(150):
+        h = rand_hist(rng)
+        m = T.Model(*h, rng.choice((0.5, 0.8)))
+        for n in (2, 3, 4):
+            for floor, ratio in ((0, 1), (16384, 1), (0, 8)):
+                for sd in (False, True):
+                    ex, dp = m.search(n, floor, ratio, sd), m.search_dp(n, floor, ratio, sd)
+                    if ex is None:
+                        assert dp is None
+                        continue
+                    assert m.cost(dp, sd) <= m.cost(ex, sd) * (1 + 1e-12)
+                    assert dp == ex
+
+
+def test_pias_dp_gives_the_committed_searched_thresholds(sim):
+    # The study's pias/pias-sd rows (thresholds.tsv, found by the exhaustive
+    # search) again, on the same training histograms.
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "thresholds")
+    ref = {}
+    with open(os.path.join(src, "thresholds.tsv")) as f:
+        next(f)
+        for line in f:
+            d, l, r, n, fl, ra, t = line.rstrip("\n").split("\t")
+            ref[(d, float(l), r, int(n), int(fl), int(ra))] = t
+    for i, d in enumerate(T.DISTS):
+        h = T.histogram(T.sample_sizes(sim, T.DISTS[d], T.TRAIN_SEED + i, T.TRAIN_SAMPLES))
+        for l in T.LOADS:
+            for r in ("pias", "pias-sd"):
+                for n in (2, 3, 4):
+                    for fl in T.FLOORS:
+                        for ra in T.RATIOS:
+                            t = T.thresholds(r, h, l, n, fl, ra)
+                            assert ",".join(map(str, t)) == ref[(d, l, r, n, fl, ra)]
+
+
+def test_pias_eight_bands_separates_eight_sizes():
+    # Eight sizes three buckets or more apart: the optimum serves each in
+    # its own level (shortest first), each threshold the lowest bound above
+    # a size (a higher one only adds the next level's residual work).
+    sizes = [1500, 20000, 300_000, 4_000_000, 50_000_000, 600_000_000, 7 * 10**9, 8 * 10**10]
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    for s, k in zip(sizes, (50000, 20000, 5000, 1000, 100, 10, 2, 1)):
+        flows[T.bucket(s)] += k
+        nbytes[T.bucket(s)] += k * s
+    for rule in ("pias", "pias-sd"):
+        t = T.thresholds(rule, (flows, nbytes), 0.5, 8, 0, 1)
+        assert t == [T.low(T.bucket(s) + 1) for s in sizes[:-1]]
