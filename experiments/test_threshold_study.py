@@ -457,3 +457,111 @@ def test_pias_eight_bands_separates_eight_sizes():
     for rule in ("pias", "pias-sd"):
         t = T.thresholds(rule, (flows, nbytes), 0.5, 8, 0, 1)
         assert t == [T.low(T.bucket(s) + 1) for s in sizes[:-1]]
+
+
+# --- the learning part: Homa at 8 bands, the kernel's decayed histogram,
+# the convergence scores, the FTP trace, the tables ------------------------
+
+def test_homa_eight_bands_equal_bytes():
+    # Eight buckets with the same bytes: homa_prio's cutoffs fall at each
+    # bucket's upper bound; bytes (MLFQ) counts min(size, t) of the larger
+    # flows too, so it puts its first thresholds lower.
+    flows, nbytes = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    for b in range(40, 48):
+        nbytes[b] = 1 << 30
+        flows[b] = (1 << 30) // T.low(b)
+    assert T.thresholds("homa", (flows, nbytes), 0.8, 8, 0, 1) == \
+        [T.low(b) for b in range(41, 48)]
+    t = T.thresholds("bytes", (flows, nbytes), 0.8, 8, 0, 1)
+    assert len(t) == 7 and t[0] <= T.low(41) and t == sorted(set(t))
+
+
+def test_kernel_histogram_decays_as_auto_c():
+    # srff_nf/user/test_auto.c's auto_decay: 6400 flows, nothing new, 1/64
+    # per update while over 4 * min_flows (min_flows 100): 6400 (63/64)^64
+    a = T.KernelAuto()
+    nf, nb = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    nf[T.bucket(5000)], nb[T.bucket(5000)] = 6400, 6400 * 5000
+    a.update(nf, nb, 100)
+    assert a.count() == 6400
+    zero = [0] * T.NBUCKETS
+    a.update(zero, zero, 100)
+    assert a.count() == 6300
+    for _ in range(63):
+        a.update(zero, zero, 100)
+    assert 2330 <= a.count() <= 2340
+    assert a.flows[T.bucket(10**9)] == 0
+    # A bucket that gets nothing new, while others keep the decay going
+    # (100 new flows an update, min_flows 10): auto.c rounds its decay down,
+    # so the bucket keeps 63 (a quarter of a flow) for ever; zero=True
+    # rounds up and empties it.
+    big, big_b = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    big[T.bucket(10**9)], big_b[T.bucket(10**9)] = 10, 10**10
+    more, more_b = [0] * T.NBUCKETS, [0] * T.NBUCKETS
+    more[T.bucket(5000)], more_b[T.bucket(5000)] = 100, 500000
+    for zero, left, left_b in ((False, 63, 63), (True, 0, 0)):
+        z = T.KernelAuto(zero=zero)
+        z.update(big, big_b, 10)
+        for _ in range(2000):
+            z.update(more, more_b, 10)
+        assert z.flows[T.bucket(10**9)] == left
+        assert z.nbytes[T.bucket(10**9)] <= left_b
+        assert z.count() > 40 * 10
+
+
+def test_moved_is_srff_auto_moved():
+    assert not T.moved((1000, 8000), (1250, 8000))      # by a quarter: not more
+    assert T.moved((1000, 8000), (1251, 8000))
+    assert T.moved((1000, 8000), (1000, 5999))
+
+
+def test_kernel_learn_installs_after_min_flows_and_when_moved():
+    # 999 flows of 30 kB: the default ladder stays (16 KiB, 128 KiB); one
+    # more and geo's 3-band rule installs the median's bucket bound, 32768,
+    # and 32 times it. 30 kB flows go on: nothing moves; a burst of 1 MB
+    # flows moves the median, and that is installed.
+    stream = [(0.001 * i, 30000) for i in range(999)]
+    log = T.kernel_learn("geo", 3, stream, 5.0)
+    assert [th for _, th in log] == [(16384, 131072)] * 2
+    stream += [(2.6, 30000)] + [(5 + 0.001 * i, 30000) for i in range(3000)]
+    log = T.kernel_learn("geo", 3, stream, 10.0)
+    assert [th for _, th in log] == [(16384, 131072)] + [(32768, 1 << 20)] * 3
+    stream += [(10.1 + 0.0001 * i, 10**6) for i in range(5000)]
+    log = T.kernel_learn("geo", 3, stream, 12.5)
+    assert log[-1][1] == (T.low(T.bucket(10**6) + 1), 32 * T.low(T.bucket(10**6) + 1))
+
+
+def test_conv_scores_on_a_known_log():
+    # (100,) until t=250, then (1000,), one period a second: the trailing
+    # 60 s median (t-59..t, the 31st of 60) turns at t=280, 80 s after the
+    # change at 200, when one of the flows below has ended; nothing moves in
+    # the steady half.
+    log = [(float(t), (100,) if t <= 250 else (1000,)) for t in range(1, 1001)]
+    sc = T.conv_scores(log, 200.0, 1000.0, [199.0, 200.5, 280.5, 900.0], prev=(100,))
+    assert sc["first_s"] == 80 and sc["settle_s"] == 80
+    assert sc["first_flows"] == 1 and sc["settle_flows"] == 1
+    assert sc["moved"] == 1 and sc["moves_per_h"] == 0 and sc["spread"] == 1
+    assert sc["ref"] == "1000"
+    sc = T.conv_scores(log, 200.0, 1000.0, None, prev=(900,))
+    assert sc["moved"] == 0 and sc["first_flows"] is None
+
+
+def test_learnt_sets_weigh_by_time():
+    log = [(float(t), (1,) if t % 20 < 14 else (2,) if t % 20 < 19 else (3,))
+           for t in range(1, 2001)]
+    sets = T.learnt_sets(log, 0.0, 2000.0)
+    assert [th for th, _ in sets] == [(1,), (2,)]
+    assert [round(w, 4) for _, w in sets] == [round(14 / 19, 4), round(5 / 19, 4)]
+
+
+def test_ftp_trace_starts_the_files_on_an_idle_link(sim):
+    trace = T.ftp_trace(sim, "websearch", 0.8)
+    warm, files = trace[:-3], trace[-3:]
+    assert [s for _, s in files] == list(T.FTP_FILES)
+    assert [t - files[0][0] for t, _ in files] == [0, T.FTP_GAP, 2 * T.FTP_GAP]
+    assert warm and max(t for t, _ in warm) < T.FTP_WARM_S
+    # every warm-up flow is done (under any work-conserving order) by then
+    fct = T.run_jobs(sim, [f"rate={T.FTP_RATE} leaf=fq trace=" +
+                           ",".join(f"{a!r}:{s}" for a, s in warm)])[0]["fct"]
+    assert max(a + f for (a, _), f in zip(warm, fct)) <= files[0][0] - 1
+
