@@ -565,3 +565,15 @@ def test_ftp_trace_starts_the_files_on_an_idle_link(sim):
                            ",".join(f"{a!r}:{s}" for a, s in warm)])[0]["fct"]
     assert max(a + f for (a, _), f in zip(warm, fct)) <= files[0][0] - 1
 
+
+
+def test_learning_tables_regenerate(tmp_path):
+    import shutil
+    import threshold_tables
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "thresholds")
+    for f in ("learning.json", "learning.tsv.xz"):
+        shutil.copy(os.path.join(src, f), tmp_path)
+    assert threshold_tables.write_learning(str(tmp_path))
+    with open(os.path.join(src, "learning-summary.md")) as a, \
+            open(tmp_path / "learning-summary.md") as b:
+        assert a.read() == b.read()
