@@ -411,6 +411,7 @@ LAS_RULES = {"las": (2.5, 1, 0), "las-1s": (1.0, 1, 0), "las-1s-avg": (1.0, 1, 4
 FTP_RATE = 6.25e6               # 50 Mbit/s, as band_study and the guest's FTP run
 FTP_FILES = (79532032, 31898736, 5756923)  # F3, F2, F1 (band_study.FTP_FILES)
 FTP_GAP = 2.0                   # s between the files' starts
+FTP_GAP_SHORT = 1.0             # and again closer (strict order only): "strict-1s"
 FTP_WARM_S = 20.0               # web arrivals before the files, at the mix's load
 FTP_WARM_SEED = 7
 # the kernel's learning (auto.h, main.c)
@@ -456,11 +457,11 @@ def policy_opt(rule, bands, hist, load):
 
 # -- the three-file FTP case --
 
-def ftp_trace(exe, d, load, seed=FTP_WARM_SEED):
+def ftp_trace(exe, d, load, gap=FTP_GAP, seed=FTP_WARM_SEED):
     """Warm-up arrivals of mix d at `load` of the FTP link for FTP_WARM_S,
     then the three files (F3, F2, F1) on the idle link: F3 one second after
     the warm-up's last byte has left (the same time under every
-    work-conserving order), F2 and F1 FTP_GAP apart."""
+    work-conserving order), F2 and F1 `gap` apart."""
     import random
     rng = random.Random(seed)
     sizes = sample_sizes(exe, learn_spec(d), seed, 4000)
@@ -477,7 +478,7 @@ def ftp_trace(exe, d, load, seed=FTP_WARM_SEED):
         done = run_jobs(exe, [f"rate={FTP_RATE} leaf=fifo trace=" +
                               ",".join(f"{a!r}:{s}" for a, s in warm)])[0]["fct"]
     start = math.ceil(max([a + f for (a, _), f in zip(warm, done)] + [FTP_WARM_S])) + 1.0
-    files = [(start + i * FTP_GAP, s) for i, s in enumerate(FTP_FILES)]
+    files = [(start + i * gap, s) for i, s in enumerate(FTP_FILES)]
     return warm + files
 
 
@@ -715,18 +716,21 @@ def learning(out, exe, quick=False):
                         sd_all_se=m["sd_all"][1]))
     print(f"learning: web {time.time() - t0:.0f} s", file=sys.stderr)
 
-    # 2. the three files after a warm-up of each mix, strict and ETS
+    # 2. the three files after a warm-up of each mix, strict and ETS, and
+    # closer together under strict priority
     lines, keys = [], []
     for (d, l) in LEARN_WORKLOADS:
-        trace = ftp_trace(exe, d, l)
-        tr = ("trace=" + ",".join(f"{a!r}:{s}" for a, s in trace) +
-              f" rate={FTP_RATE} leaf=fq")
-        for r, n in rb:
-            opt, thr = policy_opt(r, n, hists[d], l)
-            for order in ("strict", "ets"):
-                drr = "" if order == "strict" else " drr=" + ",".join(map(str, ets_quanta(n)))
-                lines.append(tr + opt + drr)
-                keys.append((d, l, r, n, order, thr))
+        for gap, orders in ((FTP_GAP, ("strict", "ets")), (FTP_GAP_SHORT, ("strict-1s",))):
+            trace = ftp_trace(exe, d, l, gap)
+            tr = ("trace=" + ",".join(f"{a!r}:{s}" for a, s in trace) +
+                  f" rate={FTP_RATE} leaf=fq")
+            for r, n in rb:
+                opt, thr = policy_opt(r, n, hists[d], l)
+                for order in orders:
+                    drr = ("" if order != "ets" else
+                           " drr=" + ",".join(map(str, ets_quanta(n))))
+                    lines.append(tr + opt + drr)
+                    keys.append((d, l, r, n, order, thr))
     ftp = []
     alone = FTP_FILES[2] / FTP_RATE
     for (d, l, r, n, order, thr), res in zip(keys, run_jobs(exe, lines)):
@@ -803,7 +807,8 @@ def learning(out, exe, quick=False):
                   loads=LOADS, las=LAS_RULES, floor=DEFAULT_FLOOR, rate_bytes_per_s=RATE,
                   meas=meas, warm=WARM, eval_seeds=list(seeds), train_seed=TRAIN_SEED,
                   train_samples=20000 if quick else TRAIN_SAMPLES, skb=SKB_GSO,
-                  ftp=dict(rate=FTP_RATE, files=FTP_FILES, gap_s=FTP_GAP, warm_s=FTP_WARM_S,
+                  ftp=dict(rate=FTP_RATE, files=FTP_FILES, gap_s=FTP_GAP,
+                           short_gap_s=FTP_GAP_SHORT, warm_s=FTP_WARM_S,
                            warm_seed=FTP_WARM_SEED,
                            ets={n: ets_quanta(n) for n in LEARN_BANDS}),
                   kernel=dict(period_s=K_PERIOD, min_flows=K_MIN_FLOWS, keep=K_KEEP,

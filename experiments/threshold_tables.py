@@ -369,6 +369,7 @@ def render_learning(rows, params):
 
     # 3. FTP and learning
     ftp_rate = params["ftp"]["rate"] * 8 / 1e6
+    short = params["ftp"].get("short_gap_s", 0)
     out.append("## The three files, convergence, and the hold\n\n"
                f"FTP: F1 (5.8 MB, started last) over F1 alone, on a {ftp_rate:g} Mbit/s link "
                f"idle after {params['ftp']['warm_s']:g} s of one of the "
@@ -376,7 +377,8 @@ def render_learning(rows, params):
                "rules' thresholds learnt on that workload), files "
                f"{params['ftp']['gap_s']:g} s apart; mean (worst) over the "
                f"{len(set((r['workload'], r['load']) for r in ftp))} warm-ups, under strict "
-               "priority and under ETS (band 0 strict, srff-qdisc's DRR quanta). "
+               "priority, strict again with the files "
+               f"{short:g} s apart, and under ETS (band 0 strict, srff-qdisc's DRR quanta). "
                "Convergence: along the chain " + " -> ".join(params["conv"]["chain"]) +
                f" at load {params['conv']['load']:g} (histogram rules: auto.c's decayed "
                f"histogram, updated every {k['period_s']:g} s, thresholds installed when "
@@ -396,6 +398,7 @@ def render_learning(rows, params):
         cs = [c for c in convc.get((name, n), []) if c["moved"]]
         steady = convc.get((name, n), [])
         body.append([name, n, mw(ftpc.get((name, n, "strict"), [])),
+                     mw(ftpc.get((name, n, "strict-1s"), [])),
                      mw(ftpc.get((name, n, "ets"), [])),
                      f"{len(cs)}/{len([c for c in steady if c['frm'] != '-'])}",
                      med_w([c["first_s"] for c in cs]), med_w([c["settle_s"] for c in cs]),
@@ -403,7 +406,8 @@ def render_learning(rows, params):
                      else "-",
                      mw([c["moves_per_h"] for c in steady], "{:.1f}"),
                      mw([c["spread"] for c in steady])])
-    out.append(table(["rule", "bands", "FTP F1/alone strict", "FTP F1/alone ETS", "moved by",
+    out.append(table(["rule", "bands", "FTP F1/alone strict", f"same, {short:g} s apart",
+                      "FTP F1/alone ETS", "moved by",
                       "first s", "settle s", "settle flows", "moves/h", "p90/p10"], body))
 
     # 4. convergence per change
