@@ -577,3 +577,19 @@ def test_learning_tables_regenerate(tmp_path):
     with open(os.path.join(src, "learning-summary.md")) as a, \
             open(tmp_path / "learning-summary.md") as b:
         assert a.read() == b.read()
+
+
+def test_kernel_learn_is_auto_c():
+    # srff_nf/user/test_auto.c's auto_converges_then_holds, through this
+    # copy of auto.c and main.c: 8 bands, mix A (70 flows of 200 kB, 30 of
+    # 5 MB a period) installed at the 10th period, mix B (70 of 1 kB, 30 of
+    # 50 MB) at B's 116th, and nothing after in 2100 more.
+    stream = []
+    for k in range(2300):
+        small, big = (200000, 5000000) if k < 100 else (1000, 50000000)
+        t = (k + 1) * T.K_PERIOD - 1.0
+        stream += [(t, small)] * 70 + [(t, big)] * 30
+    log = T.kernel_learn("geo", 8, stream, 2300 * T.K_PERIOD)
+    changes = [(i + 1, th) for i, (_, th) in enumerate(log) if i and th != log[i - 1][1]]
+    assert changes == [(10, tuple(229376 << (3 * i) for i in range(7))),
+                       (216, tuple(16384 << (3 * i) for i in range(7)))]
