@@ -10,7 +10,9 @@
 #            bulk_goodput.png
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
-#   thresholds/ (results.tsv.xz, params.json) -> tables.md, summary.md
+#   thresholds/ (results.tsv.xz, params.json) -> tables.md, summary.md;
+#            (learning.tsv.xz, learning.json) -> learning.md,
+#            learning-summary.md
 #   bands/   (results.tsv) -> table.md
 # then the include blocks of docs/experiments.md and docs/thresholds.md
 # (experiments/doc_tables.py).
@@ -49,8 +51,8 @@ sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies"
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 done
-# The threshold study's tables, from its results.tsv.xz (the simulation
-# itself is experiments/threshold_study.py, ~15 min).
+# The threshold study's tables, from its results.tsv.xz and learning.tsv.xz
+# (the simulation itself is experiments/threshold_study.py, ~15 min).
 [ -e experiments/results/thresholds/results.tsv.xz ] &&
 	/usr/bin/python3 experiments/threshold_tables.py experiments/results/thresholds
 # The band study's table, from its results.tsv (experiments/band_study.py

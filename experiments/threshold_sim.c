@@ -19,6 +19,8 @@
  * prints one JSON line. Keys (defaults in brackets):
  *   dist=cdf:PATH | pareto:ALPHA:LOW:HIGH   sizes (CDF file: "bytes cum")
  *   load=RHO [0.8]  rate=BYTES_PER_S [12.5e6]  seed=N [1]
+ *   dist2=... at=T load2=RHO [load]   from time T on, arrivals draw their
+ *                      sizes from dist2 at load2 (a change of mix)
  *   warm=N [2000] meas=N [30000]   flows [warm, warm+meas) are measured;
  *                                   arrivals go on until they all finish
  *   thr=T1,T2,... []  leaf=fifo|fair|fq|srpt [fq]
@@ -35,11 +37,21 @@
  *                      what it borrows beyond its rate costs it none (HTB
  *                      classes with prio per band and a small rate each,
  *                      under the shaper: htb_charge_class)
- *   las=PERIOD,N       thresholds from the live flows instead of thr=: every
+ *   las=PERIOD,N[,MODE[,SHIFT]]
+ *                      thresholds from the live flows instead of thr=: every
  *                      PERIOD s, N thresholds from the bytes the active
  *                      flows have enqueued (a candidate rule, not in
  *                      srff_nf/auto.h: srff's bucket layout and 16 KiB
- *                      floor, halved each period), installed at once
+ *                      floor), installed at once. MODE 0 [default]: count
+ *                      quantiles (k+1)/(N+1) of all active flows; 1: the
+ *                      floor, then quantiles k/N of the active flows past
+ *                      it (las_step). The histogram loses a 2^-SHIFT share
+ *                      each period [1: halved]; SHIFT 0: only the flows
+ *                      active now
+ *   thrlog=1           report the thresholds at time 0 and at every las
+ *                      recomputation (thr_log:
+ *                      [time, t1, ...], the first at time 0)
+ *   tmax=T             stop at time T; flows not done are left out
  *   small=B [100000] big=B [1000000]  bins: < small, [small, big), >= big
  * Besides FCTs it reports the flows >= big's stalls: the longest time one
  * waited with an skb queued and none sent (stall_big_max_ms), and the mean
@@ -57,11 +69,16 @@
 
 enum leaf { LEAF_FIFO, LEAF_FAIR, LEAF_FQ, LEAF_SRPT };
 
-struct job {
+struct dist {
 	int pareto;
 	double alpha, lo, hi;			/* bounded Pareto */
 	int ncdf;
 	double cx[MAX_CDF], cp[MAX_CDF];	/* piecewise-linear CDF */
+};
+
+struct job {
+	struct dist d, d2;			/* sizes; after `at`, d2's */
+	double at, load2;
 	double load, rate;
 	uint64_t seed;
 	long warm, meas, sample;
@@ -73,7 +90,9 @@ struct job {
 	int ntrace;
 	double tt[MAX_TRACE], ts[MAX_TRACE];
 	double las_period;
-	int las_n;
+	int las_n, las_mode, las_shift;
+	int thrlog;
+	double tmax;
 	int ndrr;
 	double drr[MAX_BANDS];
 	int nassured;
@@ -109,7 +128,7 @@ static double rng_u(void)	/* [0, 1) */
 	return (r >> 11) * 0x1.0p-53;
 }
 
-static double size_mean(const struct job *j)
+static double size_mean(const struct dist *j)
 {
 	if (j->pareto) {
 		double a = j->alpha, l = j->lo, h = j->hi;
@@ -124,7 +143,7 @@ static double size_mean(const struct job *j)
 	return m + j->cp[0] * j->cx[0];
 }
 
-static double size_draw(const struct job *j)
+static double size_draw(const struct dist *j)
 {
 	double u = rng_u(), x;
 
@@ -226,6 +245,22 @@ static double vtime[MAX_BANDS];
 static uint64_t seq;
 static double *fct, *fsize, *fgap;
 static long nmeasured;
+
+static double *thr_log;			/* thrlog=1: time, thresholds */
+static long thr_log_n, thr_log_cap;
+
+static void thr_log_add(double now)
+{
+	if (!J.thrlog)
+		return;
+	if (thr_log_n + MAX_BANDS > thr_log_cap) {
+		thr_log_cap = thr_log_cap ? 2 * thr_log_cap : 4096;
+		thr_log = realloc(thr_log, thr_log_cap * sizeof(*thr_log));
+	}
+	thr_log[thr_log_n++] = now;
+	for (int k = 0; k < J.nthr; k++)
+		thr_log[thr_log_n++] = J.thr[k];
+}
 
 static int band_of(double sent)
 {
@@ -361,13 +396,20 @@ static void flow_arrive(double now)
 	memset(f, 0, sizeof(*f));
 	f->arrival = now;
 	f->last_band = -1;
-	f->size = J.ntrace ? J.ts[nflows] : size_draw(&J);
+	f->size = J.ntrace ? J.ts[nflows] :
+		  size_draw(J.at > 0 && now >= J.at ? &J.d2 : &J.d);
 	nflows++;
 	flow_fill(nflows - 1);
-	if (J.ntrace)
+	if (J.ntrace) {
 		next_arrival_time = nflows < J.ntrace ? J.tt[nflows] : INFINITY;
-	else
-		next_arrival_time = now - log(1 - rng_u()) / lambda;
+		return;
+	}
+	next_arrival_time = now - log(1 - rng_u()) / lambda;
+	if (J.at > 0 && now < J.at && next_arrival_time >= J.at) {
+		/* the second mix from `at` on: Poisson, memoryless */
+		lambda = J.load2 * J.rate / size_mean(&J.d2);
+		next_arrival_time = J.at - log(1 - rng_u()) / lambda;
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -406,6 +448,8 @@ static void report(void)
 	long ns = 0;
 
 	for (long i = 0; i < nmeasured; i++) {
+		if (!fsize[i])
+			continue;	/* not done by tmax */
 		double sd = fct[i] / (fsize[i] / J.rate);
 		int b = fsize[i] < J.small ? 0 : fsize[i] < J.big ? 1 : 2;
 
@@ -445,13 +489,25 @@ static void report(void)
 		long nb = 0;
 
 		for (long i = 0; i < nmeasured; i++)
-			if (fsize[i] >= J.big) {
+			if (fsize[i] && fsize[i] >= J.big) {
 				mx = fgap[i] > mx ? fgap[i] : mx;
 				sum += fgap[i];
 				nb++;
 			}
 		pnum(", \"stall_big_max_ms\": ", "%.6g", nb ? 1e3 * mx : NAN);
 		pnum(", \"stall_big_mean_ms\": ", "%.6g", nb ? 1e3 * sum / nb : NAN);
+	}
+	if (J.thrlog) {
+		int w = 1 + J.nthr;
+
+		printf(", \"thr_log\": [");
+		for (long i = 0; i + w <= thr_log_n; i += w) {
+			printf("%s[%.9g", i ? ", " : "", thr_log[i]);
+			for (int k = 1; k < w; k++)
+				printf(", %.0f", thr_log[i + k]);
+			printf("]");
+		}
+		printf("]");
 	}
 	printf(", \"fct\": [");
 	if (J.ntrace)
@@ -494,29 +550,52 @@ static uint64_t las_hist[LAS_BUCKETS];	/* decayed, << LAS_SHIFT */
 static double las_next;
 static long las_first;			/* flows before it are all done */
 
+/*
+ * The live-table rule, every las_period. Mode 0 (band_study's las): the
+ * N thresholds at the count quantiles (k+1)/(N+1) of the bytes every
+ * active flow has enqueued, the first at least the floor. Mode 1: the
+ * first threshold is the floor; the N-1 others at the count quantiles
+ * k/N (k = 1..N-1) of the active flows past the floor, each the low bound
+ * of the bucket that holds it (a flow at the quantile is at or past it;
+ * those below are served first). Either over a histogram that keeps
+ * what it held less a 2^-las_shift share each period (mode 0: halved;
+ * las_shift 0: the active flows now, nothing older). With no active flow
+ * to count, the thresholds stay.
+ */
 static void las_step(double now)
 {
 	uint64_t live[LAS_BUCKETS] = { 0 }, n = 0, cum, need;
 	double t[MAX_BANDS];
-	int b, k;
+	int b, k, k0 = J.las_mode ? 1 : 0;
+	double past = J.las_mode ? LAS_FLOOR : 0;
 
 	while (las_first < nflows && F[las_first].done >= F[las_first].size)
 		las_first++;
 	for (long i = las_first; i < nflows; i++)
-		if (F[i].done < F[i].size)
+		if (F[i].done < F[i].size && F[i].enq >= past)
 			live[las_bucket(F[i].enq)]++;
 	for (b = 0; b < LAS_BUCKETS; b++) {
-		las_hist[b] -= las_hist[b] >> 1;
+		if (!J.las_shift)
+			las_hist[b] = 0;
+		else
+			las_hist[b] -= las_hist[b] >> J.las_shift;
 		las_hist[b] += live[b] << LAS_SHIFT;
 		n += las_hist[b];
 	}
 	las_next = now + J.las_period;
 	if (!n)
 		return;
-	for (k = 0, b = 0, cum = 0; k < J.las_n; k++) {
-		need = n * (k + 1) / (J.las_n + 1);
-		while (b < LAS_BUCKETS - 1 && cum + las_hist[b] <= need)
-			cum += las_hist[b++];
+	t[0] = LAS_FLOOR;
+	for (k = k0, b = 0, cum = 0; k < J.las_n; k++) {
+		if (J.las_mode) {	/* the first bucket reaching k/N */
+			need = (n * k + J.las_n - 1) / J.las_n;
+			while (b < LAS_BUCKETS - 1 && cum + las_hist[b] < need)
+				cum += las_hist[b++];
+		} else {
+			need = n * (k + 1) / (J.las_n + 1);
+			while (b < LAS_BUCKETS - 1 && cum + las_hist[b] <= need)
+				cum += las_hist[b++];
+		}
 		t[k] = las_low(b);
 		if (!k && t[k] < LAS_FLOOR)
 			t[k] = LAS_FLOOR;
@@ -525,6 +604,7 @@ static void las_step(double now)
 	}
 	memcpy(J.thr, t, sizeof(t[0]) * J.las_n);
 	J.nthr = J.las_n;
+	thr_log_add(now);
 }
 
 static void simulate(void)
@@ -556,7 +636,9 @@ static void simulate(void)
 		for (int k = 0; k < J.las_n; k++)
 			J.thr[k] = k ? las_low(las_bucket(J.thr[k - 1]) + 1) : LAS_FLOOR;
 	}
-	lambda = J.load * J.rate / size_mean(&J);
+	thr_log_n = 0;
+	thr_log_add(0);
+	lambda = J.load * J.rate / size_mean(&J.d);
 	fct = calloc(nmeas, sizeof(double));
 	fsize = calloc(nmeas, sizeof(double));
 	fgap = calloc(nmeas, sizeof(double));
@@ -565,6 +647,9 @@ static void simulate(void)
 
 	while (done_meas < nmeas) {
 		int queued = 0;
+
+		if (J.tmax > 0 && now >= J.tmax)
+			break;		/* the flows not done are left out */
 
 		for (int b = 0; b < MAX_BANDS && !queued; b++)
 			queued = bands[b].n > 0;
@@ -645,6 +730,32 @@ static void parse_list(const char *s, double *out, int *n, int max)
 	}
 }
 
+/* "pareto:ALPHA:LOW:HIGH" or "cdf:PATH" into @d; -1 if neither. */
+static int parse_dist(const char *v, struct dist *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!strncmp(v, "pareto:", 7)) {
+		d->pareto = 1;
+		return sscanf(v + 7, "%lf:%lf:%lf", &d->alpha, &d->lo,
+			      &d->hi) == 3 ? 0 : -1;
+	}
+	if (!strncmp(v, "cdf:", 4)) {
+		FILE *fp = fopen(v + 4, "r");
+		char buf[256];
+
+		if (!fp)
+			return -1;
+		while (fgets(buf, sizeof(buf), fp) && d->ncdf < MAX_CDF)
+			if (buf[0] != '#' &&
+			    sscanf(buf, "%lf %lf", &d->cx[d->ncdf],
+				   &d->cp[d->ncdf]) == 2)
+				d->ncdf++;
+		fclose(fp);
+		return d->ncdf >= 2 ? 0 : -1;
+	}
+	return -1;
+}
+
 static int parse_job(char *line)
 {
 	memset(&J, 0, sizeof(J));
@@ -665,22 +776,17 @@ static int parse_job(char *line)
 		if (!v)
 			goto bad;
 		*v++ = 0;
-		if (!strcmp(w, "dist") && !strncmp(v, "pareto:", 7)) {
-			J.pareto = 1;
-			if (sscanf(v + 7, "%lf:%lf:%lf", &J.alpha, &J.lo, &J.hi) != 3)
+		if (!strcmp(w, "dist") || !strcmp(w, "dist2")) {
+			if (parse_dist(v, w[4] ? &J.d2 : &J.d) < 0)
 				goto bad;
-		} else if (!strcmp(w, "dist") && !strncmp(v, "cdf:", 4)) {
-			FILE *fp = fopen(v + 4, "r");
-			char buf[256];
-
-			if (!fp)
-				goto bad;
-			while (fgets(buf, sizeof(buf), fp) && J.ncdf < MAX_CDF)
-				if (buf[0] != '#' &&
-				    sscanf(buf, "%lf %lf", &J.cx[J.ncdf],
-					   &J.cp[J.ncdf]) == 2)
-					J.ncdf++;
-			fclose(fp);
+		} else if (!strcmp(w, "at")) {
+			J.at = atof(v);
+		} else if (!strcmp(w, "load2")) {
+			J.load2 = atof(v);
+		} else if (!strcmp(w, "thrlog")) {
+			J.thrlog = atoi(v);
+		} else if (!strcmp(w, "tmax")) {
+			J.tmax = atof(v);
 		} else if (!strcmp(w, "load")) {
 			J.load = atof(v);
 		} else if (!strcmp(w, "rate")) {
@@ -707,9 +813,13 @@ static int parse_job(char *line)
 				if (!(J.assured[b] >= 0))
 					goto bad;
 		} else if (!strcmp(w, "las")) {
-			if (sscanf(v, "%lf,%d", &J.las_period, &J.las_n) != 2 ||
+			J.las_shift = 1;
+			if (sscanf(v, "%lf,%d,%d,%d", &J.las_period, &J.las_n,
+				   &J.las_mode, &J.las_shift) < 2 ||
 			    J.las_period <= 0 || J.las_n < 1 ||
-			    J.las_n > MAX_BANDS - 1)
+			    J.las_n > MAX_BANDS - 1 || J.las_mode < 0 ||
+			    J.las_mode > 1 || J.las_shift < 0 ||
+			    J.las_shift > 16)
 				goto bad;
 		} else if (!strcmp(w, "thr")) {
 			parse_list(v, J.thr, &J.nthr, MAX_BANDS - 1);
@@ -752,8 +862,12 @@ static int parse_job(char *line)
 		goto bad;		/* a quantum per band */
 	if (J.nassured && (J.ndrr || J.nassured != nbands))
 		goto bad;		/* a rate per band, over strict */
-	if (!J.ntrace && !J.pareto && J.ncdf < 2)
+	if (!J.ntrace && !J.d.pareto && J.d.ncdf < 2)
 		goto bad;
+	if (J.at > 0 && !J.d2.pareto && J.d2.ncdf < 2)
+		goto bad;		/* a switch needs its second mix */
+	if (!J.load2)
+		J.load2 = J.load;
 	return 0;
 bad:
 	printf("{\"error\": \"bad job\"}\n");
@@ -774,7 +888,7 @@ int main(void)
 		if (J.sample) {
 			rng_seed(J.seed);
 			for (long i = 0; i < J.sample; i++)
-				printf("%.0f\n", size_draw(&J));
+				printf("%.0f\n", size_draw(&J.d));
 			printf("end\n");
 		} else {
 			simulate();

@@ -2,15 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 """How should srff choose its thresholds from its flow-size histogram?
 
-    python3 experiments/threshold_study.py [--out DIR] [--quick]
+    python3 experiments/threshold_study.py [--out DIR] [--quick] [--part all|rules|learning]
 
-builds experiments/threshold_sim.c, computes thresholds by every rule from
-a training histogram of each workload (bucketed as srff_nf/sizes.h buckets),
-simulates them on one bottleneck link (threshold_sim.c's header has the
-model) and writes DIR/results.tsv.xz (one row per configuration, mean over the
-seeds), DIR/thresholds.tsv, DIR/params.json, DIR/tables.md and DIR/summary.md
-(threshold_tables.py makes both again from the first three). Default DIR:
-experiments/results/thresholds. Deterministic: fixed seeds throughout.
+builds experiments/threshold_sim.c and runs two parts (default: both).
+
+rules: computes thresholds by every rule from a training histogram of each
+workload (bucketed as srff_nf/sizes.h buckets), simulates them on one
+bottleneck link (threshold_sim.c's header has the model) and writes
+DIR/results.tsv.xz (one row per configuration, mean over the seeds),
+DIR/thresholds.tsv, DIR/params.json, DIR/tables.md and DIR/summary.md
+(threshold_tables.py makes both again from the first three). ~7 min.
+
+learning: the rules that learn (issue 32), side by side with the shipped
+geo at 3, 4 and 8 bands, on the same mixes and the held-out Hadoop one:
+Homa's equal-bytes cutoffs, PIAS's thresholds for the distribution and
+load, and the live-table rule; scored with the same metrics, on the
+three-file FTP case after a warm-up of each mix, and on convergence and
+hold over a chain of mixes through auto.c's decayed histogram (see the
+section "rules that learn" below). Writes DIR/learning.tsv.xz,
+DIR/learning.json, and (threshold_tables.py) DIR/learning.md and
+DIR/learning-summary.md. ~7 min.
+
+Default DIR: experiments/results/thresholds. Deterministic: fixed seeds
+throughout.
 
 Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
   bytes   equal bytes per band as MLFQ bands carry them: band i carries
@@ -19,14 +33,18 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
           where its size falls)
   quant   flow-count quantiles: N=2 p90; N=3 p50,p90; N=4 p50,p90,p99;
           N=8 p50,p75,p90,p95,p99,p99.5,p99.9
-  pias    PIAS-style: exhaustive search over bucket bounds minimising the
-          M/G/1 multi-level model's mean FCT at the workload's load (up to 4
-          bands: 8 would be ~10^9 candidate sets)
+  pias    PIAS-style: the bucket bounds minimising the M/G/1 multi-level
+          model's mean FCT at the workload's load, found exactly by dynamic
+          programming (Model.search_dp; the rules part stops at 4 bands, as
+          it did when the search was exhaustive; the learning part goes to 8)
   pias-sd the same search minimising the model's mean slowdown
   geo     the simple rule: t1 = max(floor, flow-count quantile q), then
           each threshold r times the previous one; (q, r) = GEO[N]: p60 and 8
           for 4 bands and more, p50 and 32 for 3 (chosen on a grid, see docs),
           as srff_nf/auto.h computes them for any number of bands
+  las     (learning part) the live-table rule: threshold_sim's las=, every
+          period the floor, then count quantiles of the bytes the active
+          flows have sent
 Bands: 2, 3 (pfifo_fast), 4, and 8 (the FTP experiment's srff-8: prio with 8
 bands, class-id steering).
 Constraints: a floor (t1 >= floor) and a minimum ratio t(i+1) >= r * t(i),
@@ -244,10 +262,13 @@ class Model:
                 tot += (self.w[hi] * pj + self.X[hi] - self.X[lo]) / (1 - self.rho[lo])
         return tot
 
+    def cands(self, floor):
+        return range(max(self.kmin + 1, bound_up(max(floor, 1))), self.kmax + 1)
+
     def search(self, n, floor, ratio, slowdown=False):
-        cands = range(max(self.kmin + 1, bound_up(max(floor, 1))), self.kmax + 1)
+        """Exhaustive: every (n-1)-subset of the candidate bounds."""
         best, best_ks = math.inf, None
-        for ks in itertools.combinations(cands, n - 1):
+        for ks in itertools.combinations(self.cands(floor), n - 1):
             if any(low(ks[i + 1]) < ratio * low(ks[i]) for i in range(len(ks) - 1)):
                 continue
             c = self.cost(ks, slowdown)
@@ -255,11 +276,57 @@ class Model:
                 best, best_ks = c, list(ks)
         return best_ks
 
+    def level(self, lo, hi, slowdown=False):
+        """cost()'s term for the level [low(lo), low(hi))."""
+        pj = self.P[hi] - self.P[lo]
+        if slowdown:
+            return (self.w[hi] * (self.H[hi] - self.H[lo]) + pj) / (1 - self.rho[lo])
+        return (self.w[hi] * pj + self.X[hi] - self.X[lo]) / (1 - self.rho[lo])
+
+    def search_dp(self, n, floor, ratio, slowdown=False):
+        """The same optimum by dynamic programming: cost() is a sum of
+        terms each of two adjacent bounds, so the best k-th threshold given
+        the best first k-1 for every candidate is enough: O(n K^2) terms
+        instead of O(K^(n-1)) sets (8 bands over ~90 buckets: ~30 000).
+        Among equal costs it keeps the one found first, as search() does
+        (lowest bounds first), up to rounding."""
+        cands = list(self.cands(floor))
+        if len(cands) < n - 1:
+            return None
+        # best[j][k]: least cost of levels 0..j with the j-th threshold at k
+        best = {k: (self.level(0, k, slowdown), None) for k in cands}
+        back = [best]
+        for _ in range(n - 2):
+            nxt = {}
+            for k in cands:
+                lim = low(k)
+                top = (math.inf, None)
+                for p, (c, _) in back[-1].items():
+                    if p >= k or lim < ratio * low(p) or c == math.inf:
+                        continue
+                    v = c + self.level(p, k, slowdown)
+                    if v < top[0]:
+                        top = (v, p)
+                nxt[k] = top
+            back.append(nxt)
+        top = (math.inf, None)
+        for k, (c, _) in back[-1].items():
+            v = c + self.level(k, NBUCKETS, slowdown)
+            if v < top[0]:
+                top = (v, k)
+        if top[1] is None:
+            return None
+        ks, k = [], top[1]
+        for stage in reversed(back):
+            ks.append(k)
+            k = stage[k][1]
+        return ks[::-1]
+
 
 def thresholds(rule, hist, load, n, floor, ratio):
     flows, nbytes = hist
     if rule in ("pias", "pias-sd"):
-        ks = Model(flows, nbytes, load).search(n, floor, ratio, rule == "pias-sd")
+        ks = Model(flows, nbytes, load).search_dp(n, floor, ratio, rule == "pias-sd")
     elif rule == "geo":
         ks = rule_geo(flows, nbytes, n, floor)
     else:
@@ -317,18 +384,472 @@ def mean_se(vals):
     return m, math.sqrt(var / len(vals))
 
 
+# --- rules that learn (issue 32, item 1) --------------------------------------
+#
+# The shipped rule (geo) against the candidates issue 32 names, at 3, 4 and 8
+# bands, on the study's mixes and the held-out Hadoop one: Homa's equal-bytes
+# cutoffs (homa: homa_prio's, bytes by flow size; bytes: equal bytes as MLFQ
+# bands carry them), PIAS's thresholds for the measured distribution and load
+# (pias, pias-sd: the M/G/1 multi-level model's optimum over bucket bounds,
+# found exactly by Model.search_dp), and the live-table rule (las: every
+# period, the floor, then count quantiles of the bytes the active flows have
+# sent; las-1s the same every second; las-1s-avg over a histogram that keeps
+# 15/16 of itself each second). Scored with the study's metrics (fq
+# leaves, GSO skbs, strict priority), on the three-file FTP case after a
+# warm-up of each mix, and on convergence: a decayed histogram as auto.c
+# keeps it, fed by a chain of mixes, thresholds installed as main.c's
+# auto_step installs them.
+
+LEARN_RULES = ("geo", "homa", "bytes", "pias", "pias-sd", "las", "las-1s", "las-1s-avg")
+LEARN_BANDS = (3, 4, 8)
+LEARN_DISTS = ("websearch", "datamining", "pareto", "fb_hadoop")
+HELD_OUT = ("fb_hadoop",)       # experiments/dists/fb_hadoop.cdf: not for choosing
+LEARN_WORKLOADS = [(d, l) for d in LEARN_DISTS for l in LOADS]
+# live-table rules: (period s, las mode, decay shift) for threshold_sim's las=;
+# 2.5 s is the GC interval, whose table walk would build the live histogram
+LAS_RULES = {"las": (2.5, 1, 0), "las-1s": (1.0, 1, 0), "las-1s-avg": (1.0, 1, 4)}
+FTP_RATE = 6.25e6               # 50 Mbit/s, as band_study and the guest's FTP run
+FTP_FILES = (79532032, 31898736, 5756923)  # F3, F2, F1 (band_study.FTP_FILES)
+FTP_GAP = 2.0                   # s between the files' starts
+FTP_GAP_SHORT = 1.0             # and again closer (strict order only): "strict-1s"
+FTP_WARM_S = 20.0               # web arrivals before the files, at the mix's load
+FTP_WARM_SEED = 7
+# the kernel's learning (auto.h, main.c)
+K_PERIOD = 2.5                  # auto_step runs from the GC worker (gc_interval_ms)
+K_MIN_FLOWS = 1000              # auto_min_flows
+K_KEEP, K_DECAY_SHIFT, K_FLOW_SHIFT = 4, 6, 8
+CONV_CHAIN = ("websearch", "datamining", "pareto", "fb_hadoop", "websearch")
+CONV_LOAD = 0.8
+CONV_PHASE_FLOWS, CONV_PHASE_MIN_S = 12000, 1200.0
+CONV_SEED = 2000
+CONV_TOL = 1.5                  # "at B's": every threshold within x1.5 (two buckets) of B's
+
+
+def learn_spec(d):
+    return DISTS[d] if d in DISTS else "cdf:" + cdf_file(d)
+
+
+def learn_hists(exe, quick=False):
+    """Training histograms (TRAIN_SAMPLES sizes) of LEARN_DISTS; the study's
+    three with the study's seeds."""
+    n = 20000 if quick else TRAIN_SAMPLES
+    return {d: histogram(sample_sizes(exe, learn_spec(d), TRAIN_SEED + i, n))
+            for i, d in enumerate(LEARN_DISTS)}
+
+
+def learn_thresholds(rule, hist, load, bands):
+    """A histogram rule's thresholds, floor 16 KiB (as every rule here)."""
+    return thresholds(rule, hist, load, bands, DEFAULT_FLOOR, 1)
+
+
+def las_opt(rule, bands):
+    period, mode, shift = LAS_RULES[rule]
+    return f" las={period:g},{bands - 1},{mode},{shift}"
+
+
+def policy_opt(rule, bands, hist, load):
+    """threshold_sim words for a rule: thr= (learnt on hist at load) or las=."""
+    if rule in LAS_RULES:
+        return las_opt(rule, bands), "live"
+    t = learn_thresholds(rule, hist, load, bands)
+    return " thr=" + ",".join(map(str, t)), ",".join(map(str, t))
+
+
+# -- the three-file FTP case --
+
+def ftp_trace(exe, d, load, gap=FTP_GAP, seed=FTP_WARM_SEED):
+    """Warm-up arrivals of mix d at `load` of the FTP link for FTP_WARM_S,
+    then the three files (F3, F2, F1) on the idle link: F3 one second after
+    the warm-up's last byte has left (the same time under every
+    work-conserving order), F2 and F1 `gap` apart."""
+    import random
+    rng = random.Random(seed)
+    sizes = sample_sizes(exe, learn_spec(d), seed, 4000)
+    lam = load * FTP_RATE / (sum(sizes) / len(sizes))
+    t, warm = 0.0, []
+    for s in sizes:
+        t += rng.expovariate(lam)
+        if t >= FTP_WARM_S:
+            break
+        warm.append((round(t, 6), s))
+    assert len(warm) < len(sizes)
+    done = []
+    if warm:
+        done = run_jobs(exe, [f"rate={FTP_RATE} leaf=fifo trace=" +
+                              ",".join(f"{a!r}:{s}" for a, s in warm)])[0]["fct"]
+    start = math.ceil(max([a + f for (a, _), f in zip(warm, done)] + [FTP_WARM_S])) + 1.0
+    files = [(start + i * gap, s) for i, s in enumerate(FTP_FILES)]
+    return warm + files
+
+
+def ets_quanta(bands):
+    import band_study       # band_study imports this module
+    return band_study.ets(bands)
+
+
+# -- convergence: the kernel's decayed histogram --------------------------------
+
+class KernelAuto:
+    """auto.c's recent histogram: flows << K_FLOW_SHIFT, less 2^-K_DECAY_SHIFT
+    per update while it holds more than K_KEEP * min_flows; the byte sums
+    decayed alike (auto.c keeps none: a byte rule would add them). auto.c
+    rounds the decay down, so a bucket never falls below 63 (a quarter of
+    a flow): zero=True rounds it up, and a bucket empties."""
+
+    def __init__(self, zero=False):
+        self.flows = [0] * NBUCKETS
+        self.nbytes = [0] * NBUCKETS
+        self.up = (1 << K_DECAY_SHIFT) - 1 if zero else 0
+
+    def count(self):
+        return sum(self.flows) >> K_FLOW_SHIFT
+
+    def update(self, new_flows, new_bytes, min_flows=K_MIN_FLOWS):
+        decay = self.count() > K_KEEP * min_flows
+        for b in range(NBUCKETS):
+            if decay:
+                self.flows[b] -= (self.flows[b] + self.up) >> K_DECAY_SHIFT
+                self.nbytes[b] -= (self.nbytes[b] + self.up) >> K_DECAY_SHIFT
+            self.flows[b] += new_flows[b] << K_FLOW_SHIFT
+            self.nbytes[b] += new_bytes[b]
+
+    def hist(self):
+        return [f / (1 << K_FLOW_SHIFT) for f in self.flows], list(self.nbytes)
+
+
+def moved(old, new):
+    """srff_auto_moved(): some threshold moved by more than a quarter."""
+    return any(abs(o - n) > o // 4 for o, n in zip(old, new))
+
+
+def conv_stream(exe, hists, quick=False):
+    """Flows ending one after another as Poisson arrivals of CONV_CHAIN's
+    mixes at CONV_LOAD of RATE (a flow is counted when it arrives: its FCT
+    and the GC's linger are left out), each mix for CONV_PHASE_FLOWS flows
+    and at least CONV_PHASE_MIN_S. Returns [(t, size)] and the phases'
+    start times."""
+    import random
+    out, starts, t = [], [], 0.0
+    nflows, min_s = (2000, 300.0) if quick else (CONV_PHASE_FLOWS, CONV_PHASE_MIN_S)
+    for i, d in enumerate(CONV_CHAIN):
+        flows, nbytes = hists[d]
+        lam = CONV_LOAD * RATE / (sum(nbytes) / sum(flows))
+        n = max(nflows, int(lam * min_s) + 1)
+        rng = random.Random(CONV_SEED + i)
+        sizes = sample_sizes(exe, learn_spec(d), CONV_SEED + i, n)
+        starts.append(t)
+        for s in sizes:
+            t += rng.expovariate(lam)
+            out.append((t, s))
+    starts.append(t)
+    return out, starts
+
+
+def kernel_learn(rule, bands, stream, end):
+    """Installed thresholds every K_PERIOD: [(t, (t1, ...))] as main.c's
+    auto_step leaves them (the default ladder until min_flows have ended).
+    A rule named with ZERO_DECAY's suffix is that rule over a histogram
+    whose decay reaches zero (KernelAuto's zero)."""
+    auto = KernelAuto(zero=rule.endswith(ZERO_DECAY))
+    rule = rule[:-len(ZERO_DECAY)] if rule.endswith(ZERO_DECAY) else rule
+    inst = tuple(DEFAULT_FLOOR << (3 * i) for i in range(bands - 1))   # config.c's default
+    log, i, k = [], 0, 1
+    while k * K_PERIOD <= end:
+        t = k * K_PERIOD
+        nf, nb = [0] * NBUCKETS, [0] * NBUCKETS
+        while i < len(stream) and stream[i][0] <= t:
+            b = bucket(stream[i][1])
+            nf[b] += 1
+            nb[b] += stream[i][1]
+            i += 1
+        if any(nf):
+            auto.update(nf, nb)
+            if auto.count() >= K_MIN_FLOWS:
+                th = tuple(learn_thresholds(rule, auto.hist(), CONV_LOAD, bands))
+                if moved(inst, th):
+                    inst = th
+        log.append((t, inst))
+        k += 1
+    return log
+
+
+LEARNT_SETS, LEARNT_COVER = 6, 0.9
+
+
+def learnt_sets(log, t0, t1):
+    """The threshold sets installed in the second half of (t0, t1], each
+    with the share of that time it stayed: the longest-staying first, as
+    many as cover LEARNT_COVER of the time (at most LEARNT_SETS), their
+    shares scaled to sum to 1. Sets stay for minutes, flows last ms to
+    seconds: the mean of the FCTs under each set, weighted so, stands for
+    the FCTs under the thresholds as they move."""
+    dwell = {}
+    for t, th in log:
+        if (t0 + t1) / 2 < t <= t1:
+            dwell[th] = dwell.get(th, 0) + 1
+    tot = sum(dwell.values())
+    top, cov = [], 0
+    for th, k in sorted(dwell.items(), key=lambda x: (-x[1], x[0])):
+        if cov >= LEARNT_COVER * tot or len(top) == LEARNT_SETS:
+            break
+        top.append((th, k))
+        cov += k
+    return [(th, k / cov) for th, k in top]
+
+
+def las_learn(exe, rule, bands, a, b, t_switch, t_end):
+    """The live-table rule's thresholds over a change of mix a -> b at
+    t_switch (threshold_sim, strict priority, fq leaves)."""
+    line = (f"dist={learn_spec(a)} dist2={learn_spec(b)} at={t_switch!r} load={CONV_LOAD} "
+            f"seed={CONV_SEED} warm=0 meas=100000000 tmax={t_end!r} rate={RATE} leaf=fq "
+            f"thrlog=1" + las_opt(rule, bands))
+    return [(r[0], tuple(r[1:])) for r in run_jobs(exe, [line])[0]["thr_log"][1:]]
+
+
+CONV_WINDOW = 60.0              # s: the trailing median a change is tracked by
+# PIAS's model weighs a bucket by its flows' second moment: the quarter of a
+# flow auto.c's decay leaves in every bucket ever used (a 1 GB one, say)
+# moves it. These also run over a histogram that forgets entirely.
+ZERO_DECAY = "/z"
+ZERO_RULES = ("pias" + ZERO_DECAY, "pias-sd" + ZERO_DECAY)
+
+
+def steady(log, t0, t1):
+    """A mix's thresholds: each one's median over the second half of its
+    phase (t0, t1]."""
+    half = [th for t, th in log if (t0 + t1) / 2 < t <= t1]
+    return [sorted(th[j] for th in half)[len(half) // 2] for j in range(len(half[0]))]
+
+
+def near(th, ref):
+    """Every threshold within x CONV_TOL of ref's."""
+    return all(r / CONV_TOL <= x <= r * CONV_TOL for x, r in zip(th, ref))
+
+
+def trailing_median(log):
+    """Each threshold's median over the trailing CONV_WINDOW, every period:
+    where a rule is, its jitter aside."""
+    out, i = [], 0
+    for t, _ in log:
+        while log[i][0] <= t - CONV_WINDOW:
+            i += 1
+        win = [th for _, th in log[i:] if _ <= t]
+        out.append((t, tuple(sorted(th[j] for th in win)[len(win) // 2]
+                             for j in range(len(win[0])))))
+    return out
+
+
+def conv_scores(log, t0, t1, ends, prev=None):
+    """A change of mix at t0 (the next at t1), and the hold under the new
+    mix. The new mix's thresholds: steady(); where the rule is: its
+    trailing_median(). first_s: from t0 to the first period where the rule
+    is near (x CONV_TOL) the new mix's thresholds; settle_s: to the first
+    from which it is near them in 90 % of the rest of the phase; *_flows:
+    the flows that ended in between (ends: their times; None for the
+    live-table rules, which count no ended flow). moved: whether the old
+    mix's thresholds (prev) were not near the new one's. Hold, over the
+    second half of the phase: moves per hour (a period in which a threshold
+    moved by more than a quarter, what main.c installs) and p90/p10 of each
+    threshold over the periods (the worst one)."""
+    ph = [(t, th) for t, th in log if t0 < t <= t1]
+    ref = steady(log, t0, t1)
+    ok = [near(th, ref) for t, th in trailing_median(log) if t0 < t <= t1]
+    first = next((i for i, o in enumerate(ok) if o), None)
+    settle, inside = None, 0
+    for i in range(len(ok) - 1, -1, -1):     # from the end: the earliest that holds
+        inside += ok[i]
+        if ok[i] and inside >= 0.9 * (len(ok) - i):
+            settle = i
+    times = [t for t, _ in ph]
+
+    def flows_to(i):
+        if i is None or ends is None:
+            return None
+        return bisect.bisect_right(ends, times[i]) - bisect.bisect_right(ends, t0)
+
+    half = [th for t, th in ph if t > (t0 + t1) / 2]
+    seq = [th for t, th in ph if t <= (t0 + t1) / 2][-1:] + half
+    moves = sum(moved(a, b) for a, b in zip(seq, seq[1:]))
+    hours = len(half) * (ph[1][0] - ph[0][0]) / 3600
+    spread = max(sorted(th[j] for th in half)[(9 * len(half)) // 10] /
+                 sorted(th[j] for th in half)[len(half) // 10] for j in range(len(ref)))
+    return dict(first_s=None if first is None else times[first] - t0,
+                settle_s=None if settle is None else times[settle] - t0,
+                first_flows=flows_to(first), settle_flows=flows_to(settle),
+                moved=None if prev is None else int(not near(prev, ref)),
+                moves_per_h=moves / hours, spread=spread,
+                ref=",".join(str(int(x)) for x in ref))
+
+
+# -- the study's learning part -------------------------------------------------
+
+def learning(out, exe, quick=False):
+    t0 = time.time()
+    hists = learn_hists(exe, quick)
+    seeds = EVAL_SEEDS[:1] if quick else EVAL_SEEDS
+    meas = 5000 if quick else MEAS
+    rb = [(r, n) for r in LEARN_RULES for n in LEARN_BANDS]
+
+    # 1. the web mixes: every rule learnt on the workload it is scored on
+    lines, keys = [], []
+    for (d, l) in LEARN_WORKLOADS:
+        base = (f"dist={learn_spec(d)} load={l} warm={WARM} meas={meas} rate={RATE} "
+                f"first={SKB_GSO['first']} later={SKB_GSO['later']} "
+                f"window={SKB_GSO['window']} small={SMALL} big={BIG}")
+        pols = [("fq", 1, " leaf=fq", "-"), ("srpt", 1, " leaf=srpt", "-")]
+        for r, n in rb:
+            opt, thr = policy_opt(r, n, hists[d], l)
+            pols.append((r, n, " leaf=fq" + opt, thr))
+        for r, n, opt, thr in pols:
+            for s in seeds:
+                lines.append(base + f" seed={s}" + opt)
+                keys.append((d, l, r, n, thr))
+    print(f"learning: {len(lines)} web simulations", file=sys.stderr)
+    by = {}
+    for k, r in zip(keys, run_jobs(exe, lines)):
+        by.setdefault(k, []).append(dict(flatten(r), stall_big_max=r["stall_big_max_ms"]))
+    web = []
+    for (d, l, r, n, thr), rs in by.items():
+        m = {k: mean_se([x[k] for x in rs]) for k in rs[0]}
+        web.append(dict(kind="web", workload=d, load=l, rule=r, bands=n, thr=thr,
+                        **{k: v[0] for k, v in m.items()},
+                        sd_all_se=m["sd_all"][1]))
+    print(f"learning: web {time.time() - t0:.0f} s", file=sys.stderr)
+
+    # 2. the three files after a warm-up of each mix, strict and ETS, and
+    # closer together under strict priority
+    lines, keys = [], []
+    for (d, l) in LEARN_WORKLOADS:
+        for gap, orders in ((FTP_GAP, ("strict", "ets")), (FTP_GAP_SHORT, ("strict-1s",))):
+            trace = ftp_trace(exe, d, l, gap)
+            tr = ("trace=" + ",".join(f"{a!r}:{s}" for a, s in trace) +
+                  f" rate={FTP_RATE} leaf=fq")
+            for r, n in rb:
+                opt, thr = policy_opt(r, n, hists[d], l)
+                for order in orders:
+                    drr = ("" if order != "ets" else
+                           " drr=" + ",".join(map(str, ets_quanta(n))))
+                    lines.append(tr + opt + drr)
+                    keys.append((d, l, r, n, order, thr))
+    ftp = []
+    alone = FTP_FILES[2] / FTP_RATE
+    for (d, l, r, n, order, thr), res in zip(keys, run_jobs(exe, lines)):
+        f3, f2, f1 = res["fct"][-3:]
+        ftp.append(dict(kind="ftp", workload=d, load=l, rule=r, bands=n, order=order, thr=thr,
+                        f1_x_alone=f1 / alone, f2_s=f2, f3_s=f3))
+    print(f"learning: ftp {time.time() - t0:.0f} s", file=sys.stderr)
+
+    # 3. convergence along CONV_CHAIN, and the hold under each steady mix
+    stream, starts = conv_stream(exe, hists, quick)
+    ends = [t for t, _ in stream]
+    conv, logs = [], {}
+    for r, n in rb + [(z, n) for z in ZERO_RULES for n in LEARN_BANDS]:
+        if r in LAS_RULES:
+            for i in range(1, len(CONV_CHAIN)):
+                a, b = CONV_CHAIN[i - 1], CONV_CHAIN[i]
+                ta = starts[i] - starts[i - 1]      # as long a run of a as the chain's
+                tb = ta + starts[i + 1] - starts[i]
+                log = las_learn(exe, r, n, a, b, ta, tb)
+                sc = conv_scores(log, ta, tb, None, steady(log, 0.0, ta))
+                conv.append(dict(kind="conv", rule=r, bands=n, frm=a, to=b, **sc))
+            continue
+        log = kernel_learn(r, n, stream, starts[-1])
+        first = next((t for t, th in log if th != log[0][1]), None)
+        conv.append(dict(kind="conv", rule=r, bands=n, frm="-", to=CONV_CHAIN[0],
+                         first_install_s=first, **conv_scores(log, 0.0, starts[1], ends)))
+        for i in range(1, len(CONV_CHAIN)):
+            prev = steady(log, starts[i - 1], starts[i])
+            sc = conv_scores(log, starts[i], starts[i + 1], ends, prev)
+            conv.append(dict(kind="conv", rule=r, bands=n, frm=CONV_CHAIN[i - 1],
+                             to=CONV_CHAIN[i], **sc))
+        logs[(r, n)] = log
+        print(f"learning: {r} {n} converged, {time.time() - t0:.0f} s", file=sys.stderr)
+
+    # 4. the web mixes again, with the thresholds as the kernel's histogram
+    # gives them (the steady half of each mix's first phase in the chain,
+    # every set it installed there weighted by how long it stayed)
+    lines, keys = [], []
+    for (r, n), log in logs.items():
+        for d in LEARN_DISTS:
+            i = CONV_CHAIN.index(d)
+            sets = learnt_sets(log, starts[i], starts[i + 1])
+            base = (f"dist={learn_spec(d)} load={CONV_LOAD} warm={WARM} meas={meas} "
+                    f"rate={RATE} first={SKB_GSO['first']} later={SKB_GSO['later']} "
+                    f"window={SKB_GSO['window']} small={SMALL} big={BIG} leaf=fq")
+            for th, w in sets:
+                for s_ in seeds:
+                    lines.append(base + f" seed={s_} thr=" + ",".join(map(str, th)))
+                    keys.append((d, r, n, th, w))
+    print(f"learning: {len(lines)} simulations of learnt thresholds", file=sys.stderr)
+    agg = {}
+    for (d, r, n, th, w), res in zip(keys, run_jobs(exe, lines)):
+        agg.setdefault((d, r, n), {}).setdefault((th, w), []).append(
+            dict(flatten(res), stall_big_max=res["stall_big_max_ms"]))
+    kweb = []
+    for (d, r, n), sets in agg.items():
+        row = dict(kind="kweb", workload=d, load=CONV_LOAD, rule=r, bands=n,
+                   thr=" ".join(f"{','.join(map(str, th))}:{w:.3f}" for th, w in sets))
+        for m in list(METRICS) + ["stall_big_max"]:
+            row[m] = sum(w * sum(x[m] for x in rs) / len(rs) for (th, w), rs in sets.items())
+        kweb.append(row)
+    print(f"learning: learnt thresholds, {time.time() - t0:.0f} s", file=sys.stderr)
+
+    cols = ["kind", "workload", "load", "rule", "bands", "order", "thr", "frm", "to"] + \
+        list(METRICS) + ["sd_all_se", "stall_big_max", "f1_x_alone", "f2_s", "f3_s",
+                         "first_s", "first_flows", "settle_s", "settle_flows",
+                         "first_install_s", "moved", "moves_per_h", "spread", "ref"]
+    tabfile.write(os.path.join(out, "learning.tsv.xz"), "".join(
+        "\t".join(line) + "\n" for line in
+        [cols] + [[fmt(r[c]) if r.get(c) is not None else "-" for c in cols]
+                  for r in web + ftp + conv + kweb]))
+    params = dict(rules=LEARN_RULES, zero_rules=ZERO_RULES, bands=LEARN_BANDS,
+                  dists=LEARN_DISTS, held_out=HELD_OUT,
+                  loads=LOADS, las=LAS_RULES, floor=DEFAULT_FLOOR, rate_bytes_per_s=RATE,
+                  meas=meas, warm=WARM, eval_seeds=list(seeds), train_seed=TRAIN_SEED,
+                  train_samples=20000 if quick else TRAIN_SAMPLES, skb=SKB_GSO,
+                  ftp=dict(rate=FTP_RATE, files=FTP_FILES, gap_s=FTP_GAP,
+                           short_gap_s=FTP_GAP_SHORT, warm_s=FTP_WARM_S,
+                           warm_seed=FTP_WARM_SEED,
+                           ets={n: ets_quanta(n) for n in LEARN_BANDS}),
+                  kernel=dict(period_s=K_PERIOD, min_flows=K_MIN_FLOWS, keep=K_KEEP,
+                              decay_shift=K_DECAY_SHIFT, flow_shift=K_FLOW_SHIFT),
+                  learnt=dict(sets=LEARNT_SETS, cover=LEARNT_COVER),
+                  conv=dict(chain=CONV_CHAIN, load=CONV_LOAD, phase_flows=CONV_PHASE_FLOWS,
+                            phase_min_s=CONV_PHASE_MIN_S, seed=CONV_SEED, tol=CONV_TOL,
+                            window_s=CONV_WINDOW,
+                            starts=[round(x, 3) for x in starts]),
+                  commit=git_commit(), runtime_s=round(time.time() - t0))
+    with open(os.path.join(out, "learning.json"), "w") as f:
+        json.dump(params, f, indent=1)
+        f.write("\n")
+    print(f"learning: done, {time.time() - t0:.0f} s", file=sys.stderr)
+
+
 # --- the study --------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(HERE, "results", "thresholds"))
     ap.add_argument("--quick", action="store_true", help="one seed, 5000 flows (a smoke test)")
+    ap.add_argument("--part", choices=("all", "rules", "learning"), default="all",
+                    help="rules: the rules study (results.tsv.xz); learning: the rules that "
+                    "learn (learning.tsv.xz); all: both")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    exe = build_sim(args.out)
+    if args.part in ("all", "rules"):
+        rules_study(args, exe)
+    if args.part in ("all", "learning"):
+        learning(args.out, exe, args.quick)
+    import threshold_tables
+    threshold_tables.write_all(args.out)
+    os.unlink(exe)
+
+
+def rules_study(args, exe):
     seeds = EVAL_SEEDS[:1] if args.quick else EVAL_SEEDS
     meas = 5000 if args.quick else MEAS
     t0 = time.time()
-    exe = build_sim(args.out)
 
     hists = {}
     for i, d in enumerate(DISTS):
@@ -421,11 +942,8 @@ def main():
     with open(os.path.join(args.out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
         f.write("\n")
-    # The tables from the committed files, as threshold_tables.py makes them
-    # again (results.tsv.xz's 5 digits, not the floats in memory).
-    import threshold_tables
-    threshold_tables.write(args.out, *threshold_tables.load_rows(args.out))
-    os.unlink(exe)
+    # main() makes the tables from the committed files, as threshold_tables.py
+    # makes them again (results.tsv.xz's 5 digits, not the floats in memory).
     print(f"done: {time.time() - t0:.0f} s, {args.out}", file=sys.stderr)
 
 

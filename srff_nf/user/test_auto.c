@@ -208,6 +208,61 @@ static void auto_follows_a_new_mix(void)
 	CHECK_EQ(th[0], 2097152);
 }
 
+/*
+ * 8 bands, as main.c's auto_step runs the rule: every update, thresholds
+ * from the recent copy, installed only if one moved by more than a
+ * quarter (the default ladder installed before). Mix A, per update: 70
+ * flows of 200 kB and 30 of 5 MB (p60 in [196608, 229376)); then mix B:
+ * 70 of 1 kB and 30 of 50 MB (p60 under the floor). One install on A,
+ * after 1000 flows; one on B, when B's small flows pass 60 % of the
+ * decayed copy (the 116th update: experiments/threshold_study.py's
+ * KernelAuto, auto.c's arithmetic in Python, gives the same); none in
+ * 2000 updates of B after that, nor when its batches vary a little
+ * (docs/thresholds.md, "Rules that learn": converge on A, then on B,
+ * and hold still).
+ */
+static unsigned int run_mix(u64 *inst, unsigned int n, unsigned int updates,
+			    u64 small, u64 big, unsigned int wobble,
+			    unsigned int *last)
+{
+	unsigned int i, k, installs = 0;
+	u64 th[7];
+
+	for (i = 1; i <= updates; i++) {
+		k = wobble && (i & 1) ? wobble : 0;
+		add(&h, 70 - k, small);
+		add(&h, 30 + k, big);
+		srff_auto_update(&a, &h, 1000);
+		if (srff_auto_thresholds(&a, n, 1000, th) ||
+		    !srff_auto_moved(inst, th, n))
+			continue;
+		memcpy(inst, th, n * sizeof(th[0]));
+		installs++;
+		*last = i;
+	}
+	return installs;
+}
+
+static void auto_converges_then_holds(void)
+{
+	u64 inst[7];
+	unsigned int i, last = 0;
+
+	reset();
+	for (i = 0; i < 7; i++)
+		inst[i] = SRFF_AUTO_FLOOR << (3 * i);	/* config.c's default */
+	CHECK_EQ(run_mix(inst, 7, 100, 200000, 5000000, 0, &last), 1);
+	CHECK_EQ(last, 10);
+	for (i = 0; i < 7; i++)
+		CHECK_EQ(inst[i], 229376ULL << (3 * i));
+	CHECK_EQ(run_mix(inst, 7, 200, 1000, 50000000, 0, &last), 1);
+	CHECK_EQ(last, 116);
+	for (i = 0; i < 7; i++)
+		CHECK_EQ(inst[i], SRFF_AUTO_FLOOR << (3 * i));
+	CHECK_EQ(run_mix(inst, 7, 2000, 1000, 50000000, 0, &last), 0);
+	CHECK_EQ(run_mix(inst, 7, 2000, 1000, 50000000, 5, &last), 0);
+}
+
 /* Hysteresis: more than a quarter, either way, in any threshold. */
 static void auto_moved(void)
 {
@@ -231,6 +286,7 @@ const struct srff_test srff_tests_auto[] = {
 	SRFF_TEST(auto_no_overflow),
 	SRFF_TEST(auto_decay),
 	SRFF_TEST(auto_follows_a_new_mix),
+	SRFF_TEST(auto_converges_then_holds),
 	SRFF_TEST(auto_moved),
 	{ NULL, NULL },
 };
