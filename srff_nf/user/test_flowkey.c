@@ -42,8 +42,9 @@ static void check_invariants(const struct srff_pkt *p)
 		CHECK(!p->hdr_len && !p->payload);
 }
 
+/* srff_flowkey_parse(), and with @inner srff_flowkey_parse_inner() after it. */
 static int parse_one(const u8 *b, size_t len, size_t head, unsigned int nhoff,
-		     u8 family, struct srff_pkt *pkt)
+		     u8 family, bool inner, struct srff_pkt *pkt)
 {
 	struct sk_buff *skb = srff_user_skb_new(b, len, head);
 	int ret;
@@ -53,21 +54,23 @@ static int parse_one(const u8 *b, size_t len, size_t head, unsigned int nhoff,
 		return -ENOMEM;
 	memset(pkt, 0xa5, sizeof(*pkt));	/* the parser must set it all */
 	ret = srff_flowkey_parse(skb, nhoff, family, pkt);
+	if (!ret && inner)
+		ret = srff_flowkey_parse_inner(skb, nhoff, pkt);
 	srff_user_skb_free(skb);
 	return ret;
 }
 
 /* Parse @len bytes at every head/fragment split; all splits must agree. */
-static int parse(const u8 *b, size_t len, unsigned int nhoff, u8 family,
-		 struct srff_pkt *pkt)
+static int parse_splits(const u8 *b, size_t len, unsigned int nhoff, u8 family,
+			bool inner, struct srff_pkt *pkt)
 {
 	struct srff_pkt other;
 	size_t head;
 	int ret, r;
 
-	ret = parse_one(b, len, len, nhoff, family, pkt);
+	ret = parse_one(b, len, len, nhoff, family, inner, pkt);
 	for (head = 0; head < len; head++) {
-		r = parse_one(b, len, head, nhoff, family, &other);
+		r = parse_one(b, len, head, nhoff, family, inner, &other);
 		if (r != ret || (!ret && memcmp(&other, pkt, sizeof(other)))) {
 			srff_test_fail(__FILE__, __LINE__,
 				       "len %zu: head %zu parses differently", len, head);
@@ -77,6 +80,19 @@ static int parse(const u8 *b, size_t len, unsigned int nhoff, u8 family,
 	if (!ret)
 		check_invariants(pkt);
 	return ret;
+}
+
+static int parse(const u8 *b, size_t len, unsigned int nhoff, u8 family,
+		 struct srff_pkt *pkt)
+{
+	return parse_splits(b, len, nhoff, family, false, pkt);
+}
+
+/* srff_flowkey_parse, then srff_flowkey_parse_inner, at every split. */
+static int parse_inner(const u8 *b, size_t len, unsigned int nhoff, u8 family,
+		       struct srff_pkt *pkt)
+{
+	return parse_splits(b, len, nhoff, family, true, pkt);
 }
 
 static struct srff_key key4(u8 proto, u16 sport, u16 dport)
@@ -405,7 +421,7 @@ static void ipv6_extension_headers(void)
 			unsigned int h;
 
 			for (h = 0; h < 4; h++) {
-				CHECK_EQ_INT(parse_one(b, n, heads[h], 0, AF_INET6, &p), 0);
+				CHECK_EQ_INT(parse_one(b, n, heads[h], 0, AF_INET6, false, &p), 0);
 				check_key(&p.key, &want, "big ext headers");
 				CHECK(p.tcp_fin_rst);
 			}
@@ -495,7 +511,7 @@ static void ipv6_ah_length(void)
 		n += pb_tcp(b + n, 1234, 4321, 0);
 		CHECK_EQ(b[41], lens[i] / 4 - 2);
 		if (n > 512)
-			CHECK_EQ_INT(parse_one(b, n, n, 0, AF_INET6, &p), 0);
+			CHECK_EQ_INT(parse_one(b, n, n, 0, AF_INET6, false, &p), 0);
 		else
 			CHECK_EQ_INT(parse(b, n, 0, AF_INET6, &p), 0);
 		check_key(&p.key, &want, "AH");
@@ -796,40 +812,6 @@ static void tcp_udp_payload_and_syn(void)
 	CHECK(p.fragment && !p.hdr_len && !p.payload);
 }
 
-/* A GSO super-packet puts its headers on the wire once per segment. */
-/* srff_flowkey_parse, then srff_flowkey_parse_inner, at every split. */
-static int parse_inner(const u8 *b, size_t len, unsigned int nhoff, u8 family,
-		       struct srff_pkt *pkt)
-{
-	struct srff_pkt other, *p;
-	size_t head;
-	int ret = 0, r;
-
-	for (head = len + 1; head-- > 0;) {
-		struct sk_buff *skb = srff_user_skb_new(b, len, head);
-
-		CHECK(skb);
-		if (!skb)
-			return -ENOMEM;
-		p = head == len ? pkt : &other;
-		memset(p, 0xa5, sizeof(*p));
-		r = srff_flowkey_parse(skb, nhoff, family, p);
-		if (!r)
-			r = srff_flowkey_parse_inner(skb, nhoff, p);
-		srff_user_skb_free(skb);
-		if (head == len) {
-			ret = r;
-		} else if (r != ret || (!ret && memcmp(&other, pkt, sizeof(other)))) {
-			srff_test_fail(__FILE__, __LINE__,
-				       "len %zu: head %zu parses differently", len, head);
-			break;
-		}
-	}
-	if (!ret)
-		check_invariants(pkt);
-	return ret;
-}
-
 /*
  * SRv6 encapsulation (an SRH, then IPv6 or IPv4) and IPVS's tunnels (IPIP,
  * GRE): the outer parse stops at the tunnel protocol and says where its
@@ -950,6 +932,7 @@ static void inner_srv6_ipip_gre(void)
 		CHECK_EQ_INT(parse_inner(b, h, 0, AF_INET, &p), -EINVAL);
 }
 
+/* A GSO super-packet puts its headers on the wire once per segment. */
 static void wire_len_counts_headers_per_segment(void)
 {
 	u8 b[64 + 4000];
