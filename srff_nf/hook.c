@@ -149,9 +149,10 @@ static bool ip_tunnel_outer(u8 proto)
  * An IPIP, IPv6-in-IP or GRE packet whose inner packet passed no
  * POST_ROUTING here, so no other pass classified it; it is classified by
  * the inner header instead (srff_flowkey_parse_inner):
- *  - IPVS's tunnel mode: ip_vs_tunnel_xmit() encapsulates at LOCAL_IN or
- *    FORWARD and sets ipvs_property (a tunnel device's iptunnel_xmit()
- *    clears it, in skb_scrub_packet(), before its outer packet comes here);
+ *  - IPVS's tunnel mode: ip_vs_tunnel_xmit() encapsulates at LOCAL_IN,
+ *    FORWARD or LOCAL_OUT and sets ipvs_property (a tunnel device's
+ *    iptunnel_xmit() clears it, in skb_scrub_packet(), before its outer
+ *    packet comes here);
  *  - SRv6 encapsulation (an SRH before the inner header): seg6_output()
  *    and seg6_input() pass the inner packet through POST_ROUTING only when
  *    net.netfilter.nf_hooks_lwtunnel is on.
