@@ -76,6 +76,26 @@ setup_ns() {
 	done
 }
 
+# setup_container_host: a container's namespace behind a forwarding host,
+#   CTR 10.80.0.2 c0 --veth-- hin HOST 10.80.0.1 | 10.81.0.1 hout --veth-- p0 PEER 10.81.0.2
+# CTR's default route through HOST, which forwards IPv4; PEER has no route
+# back to 10.80.0.0/24 (the caller adds one, or masquerades at HOST).
+setup_container_host() {
+	local l
+	setup_ns CTR HOST PEER
+	ip link add c0 netns "$CTR" type veth peer name hin netns "$HOST" || fail "veth"
+	ip link add hout netns "$HOST" type veth peer name p0 netns "$PEER" || fail "veth"
+	ip -n "$CTR" addr add 10.80.0.2/24 dev c0
+	ip -n "$HOST" addr add 10.80.0.1/24 dev hin
+	ip -n "$HOST" addr add 10.81.0.1/24 dev hout
+	ip -n "$PEER" addr add 10.81.0.2/24 dev p0
+	for l in "$CTR c0" "$HOST hin" "$HOST hout" "$PEER p0"; do
+		set -- $l; ip -n "$1" link set "$2" up
+	done
+	ip -n "$CTR" route add default via 10.80.0.1
+	ip netns exec "$HOST" sysctl -qw net.ipv4.ip_forward=1
+}
+
 cleanup_ns() {
 	local ns
 	for ns in "${NS_LIST[@]}"; do

@@ -30,19 +30,8 @@ fam=${1:?4|6|container}
 
 if [ "$fam" = container ]; then
 	srff_load netns=ask idle_timeout_ms=600000 idle_reset_ms=0
-	setup_ns CTR HOST PEER
-	ip link add c0 netns "$CTR" type veth peer name hin netns "$HOST" || fail "veth"
-	ip link add hout netns "$HOST" type veth peer name p0 netns "$PEER" || fail "veth"
-	ip -n "$CTR" addr add 10.80.0.2/24 dev c0
-	ip -n "$HOST" addr add 10.80.0.1/24 dev hin
-	ip -n "$HOST" addr add 10.81.0.1/24 dev hout
-	ip -n "$PEER" addr add 10.81.0.2/24 dev p0
-	for l in "$CTR c0" "$HOST hin" "$HOST hout" "$PEER p0"; do
-		set -- $l; ip -n "$1" link set "$2" up
-	done
-	ip -n "$CTR" route add default via 10.80.0.1
+	setup_container_host
 	ip -n "$PEER" route add 10.80.0.0/24 via 10.81.0.1
-	ip netns exec "$HOST" sysctl -qw net.ipv4.ip_forward=1
 	tc -n "$HOST" qdisc replace dev hout root handle 10: prio bands 3 || fail "prio"
 	tc -n "$HOST" filter add dev hout parent 10: protocol ip prio 1 u32 \
 		match ip dsfield 0x04 0xfc classid 10:3 || fail "u32 dsfield filter"

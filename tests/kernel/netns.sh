@@ -105,18 +105,7 @@ enable)
 	;;
 forward)
 	srff_load netns=ask idle_timeout_ms=600000 idle_reset_ms=0 thresholds=16k,128k
-	setup_ns CTR HOST PEER
-	ip link add c0 netns "$CTR" type veth peer name hin netns "$HOST" || fail "veth"
-	ip link add hout netns "$HOST" type veth peer name p0 netns "$PEER" || fail "veth"
-	ip -n "$CTR" addr add 10.80.0.2/24 dev c0
-	ip -n "$HOST" addr add 10.80.0.1/24 dev hin
-	ip -n "$HOST" addr add 10.81.0.1/24 dev hout
-	ip -n "$PEER" addr add 10.81.0.2/24 dev p0
-	for l in "$CTR c0" "$HOST hin" "$HOST hout" "$PEER p0"; do
-		set -- $l; ip -n "$1" link set "$2" up
-	done
-	ip -n "$CTR" route add default via 10.80.0.1
-	ip netns exec "$HOST" sysctl -qw net.ipv4.ip_forward=1
+	setup_container_host
 	ip netns exec "$HOST" nft -f - <<-EOF || fail "nft masquerade"
 		table ip nat {
 			chain post { type nat hook postrouting priority srcnat; oifname "hout" masquerade; }
