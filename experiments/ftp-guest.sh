@@ -47,6 +47,9 @@
 #                 fq_codel in every band
 #   srff-16-ets   the same over shaped-ets with 16 bands (band 0 strict,
 #                 the others DRR, adjacent quanta about 1.37:1)
+#   srff-8-htb    learnt thresholds for 8 bands over shaped-htb with 8
+#                 bands (htb classes 10:1..10:8: each assured 1/80 of the
+#                 rate, the rest borrowed in band order), by class id
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
 # bottleneck), warmup.srff.json (stats after the warm-up), params.json,
@@ -74,7 +77,7 @@ say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since
 
 for p in $POLICIES; do
 	case $p in
-	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-16|srff-16-ets) ;;
+	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-8-htb|srff-16|srff-16-ets) ;;
 	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
 	esac
 done
@@ -169,8 +172,10 @@ policy_on() {
 	srff)
 		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" >/dev/null
 		srff_set priorities "$DEFAULT_PRIOS" thresholds auto app-priority override ;;
-	srff-8)
-		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
+	srff-8|srff-8-htb)
+		setup=shaped-ets
+		[ "$1" = srff-8 ] || setup=shaped-htb
+		ip netns exec "$SRV" "$Q" install "$setup" s0 "$RATE" 8 >/dev/null
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-16|srff-16-ets)
 		setup=shaped-prio-fq

@@ -72,6 +72,10 @@
 #                 srff-prio-fq+idle-reset=25ms, the time a kept-alive
 #                 connection must be idle before its next response starts
 #                 in band 0 again
+#   srff-htb-8    srff with 8 bands (learnt, class ids) over shaped-htb
+#                 with 8 bands: htb classes each assured 1/80 of WEB_RATE,
+#                 the rest borrowed in band order (near-strict), fq_codel
+#                 in every band; not among the defaults
 #   srff-prio-fq-16, srff-ets-16  srff with 16 bands (fixed thresholds
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
@@ -370,6 +374,9 @@ policy_on() {
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
+	srff-htb-8)
+		[ "$BOTTLENECK" = local ] || { say "srff-htb-8 shapes: WEB_BOTTLENECK=local only"; exit 2; }
+		setup htb 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-fq-bands)
