@@ -286,15 +286,16 @@ wait_drained() {
 		fail "qdisc on $2 did not drain"
 }
 
-# class_counters NS DEV: "band pkts bytes" lines for the classes of 10:,
-# a prio or an ets.
+# class_counters NS DEV: "band pkts bytes" lines for the band classes of
+# 10:, a prio, an ets or an htb (10:1 to 10:ff: htb's 10:100 is the shaper
+# above them).
 # (iproute2 6.1's `tc -j class show` is not JSON for every class kind, so
 # the text form is parsed; prio minors are hex.)
 class_counters() {
-	tc -n "$1" -s class show dev "$2" parent 10: |
+	tc -n "$1" -s class show dev "$2" |
 		awk 'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++)
 			v = v * 16 + index("0123456789abcdef", substr(tolower(s), i, 1)) - 1; return v }
-		     /^class (prio|ets) / { split($3, id, ":"); band = hex(id[2]) - 1 }
+		     /^class (prio|ets|htb) 10:/ { split($3, id, ":"); if (hex(id[2]) < 256) band = hex(id[2]) - 1 }
 		     /^ Sent/ && band != "" { print band, $4, $2; band = "" }' |
 		sort -n
 }

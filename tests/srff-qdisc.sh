@@ -193,6 +193,20 @@ same "dry run ets 8: quanta from 81 MTUs down to 1, ratio 2.08" \
 	"$(dry ets v0 8 | head -n1)"
 same "dry run shaped-fq: tbf, fq_codel under it" "tc qdisc replace dev v0 root handle 1: tbf rate 20mbit burst 256kb latency 1s
 tc qdisc replace dev v0 parent 1:1 handle 10: fq_codel" "$(dry shaped-fq v0 20mbit)"
+# shaped-htb: 10 % of 20 Mbit/s assured over 4 bands, 500 kbit/s each.
+want="tc qdisc replace dev v0 root handle 10: htb default 2
+tc class replace dev v0 parent 10: classid 10:100 htb rate 20mbit ceil 20mbit burst 256kb cburst 256kb quantum 1514"
+for b in 1 2 3 4; do
+	want+=$'\n'"tc class replace dev v0 parent 10:100 classid 10:$b htb rate 500000bit ceil 20mbit cburst 256kb prio $((b - 1)) quantum 1514"
+done
+for b in 1 2 3 4; do want+=$'\n'"tc qdisc replace dev v0 parent 10:$b handle 10$b: fq_codel"; done
+same "dry run shaped-htb 4 bands: htb 10:, a class per band assured 500kbit, fq_codel leaves" "$want" "$(dry shaped-htb v0 20mbit 4)"
+same "  the rate in tc's other units: 2.5mbps (bytes) is 20 Mbit/s, 8 bands 250kbit each" \
+	"tc class replace dev v0 parent 10:100 classid 10:8 htb rate 250000bit ceil 2.5mbps cburst 256kb prio 7 quantum 1514" \
+	"$(dry shaped-htb v0 2.5mbps 8 | grep 'classid 10:8 ')"
+out=$(q --dry-run install shaped-htb v0 20mbit 9 2>&1); rc=$?
+check "shaped-htb with 9 bands: exit 2 ($rc), htb has 8 priorities" test "$rc" = 2
+check "  and says so" has "$out" "2 to 8"
 same "dry run mqprio on 4 TX queues: queues 1@0 1@1 2@2" \
 	"tc qdisc replace dev m0 root handle 1: mqprio num_tc 3 map $MAP queues 1@0 1@1 2@2 hw 0" \
 	"$(dry mqprio m0 | head -n1)"

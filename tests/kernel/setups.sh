@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# setups.sh prio-fq|ets|mqprio|mq|fq-bands: srff's bands land where they
+# setups.sh prio-fq|ets|htb|mqprio|mq|fq-bands: srff's bands land where they
 # should in each of tc-scripts/srff-qdisc's fair setups.
 #
 #   SND [srff, veth0: srff-qdisc install shaped-SETUP veth0 20mbit] ---- RCV
@@ -20,6 +20,9 @@
 #  - ets only: band 2 is not starved: while a second long flow is in band 1
 #    (backlogged), the first, in band 2, still gets a share of the link
 #    (DRR quanta 3:1: about a quarter; prio would give it none).
+#  - htb (steered by class id, 10:1 to 10:3): the same two flows; band 1
+#    takes nearly all of the link, as under strict priority, and band 2
+#    keeps its assured rate (10 % of the link over 3 bands: 3.3 %).
 #  - mq: an ets on each TX queue; the exact check sums each band over
 #    the queues' ets (the default priomap on every queue: srff's priorities
 #    reach every queue's bands).
@@ -37,7 +40,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-setup=${1:?prio-fq|ets|mqprio|mq|fq-bands}
+setup=${1:?prio-fq|ets|htb|mqprio|mq|fq-bands}
 Q=$TOP/tc-scripts/srff-qdisc
 SRFF_QDISC_STATE=$(mktemp -d)
 export SRFF_QDISC_STATE
@@ -57,6 +60,11 @@ q() { ip netns exec "$SND" "$Q" "$@"; }
 
 case $setup in
 prio-fq|ets) run q install "shaped-$setup" veth0 20mbit >/dev/null || fail "install shaped-$setup" ;;
+htb)
+	run q install shaped-htb veth0 20mbit >/dev/null || fail "install shaped-htb"
+	# htb has no priomap: srff names the band's class, 10:(band + 1).
+	run srffctl set classid 10: || fail "srffctl set classid 10:"
+	;;
 mqprio)
 	[ -e /sys/module/sch_mqprio ] || modprobe -q sch_mqprio || skip "this kernel has no sch_mqprio"
 	run q install mqprio veth0 >/dev/null || fail "install mqprio" ;;
@@ -90,7 +98,7 @@ tc -n "$SND" qdisc show dev veth0 | sed 's/^/# /'
 # traffic class (band) 0, queue 2 band 1, queues 3 and 4 band 2.
 band_bytes() {
 	case $setup in
-	prio-fq|ets) class_counters "$SND" veth0 ;;
+	prio-fq|ets|htb) class_counters "$SND" veth0 ;;
 	mqprio)
 		tc -n "$SND" -s qdisc show dev veth0 |
 			awk '/^qdisc fq_codel/ { split($5, p, ":"); q = p[2] + 0 }
@@ -131,7 +139,7 @@ drained() {
 	if [ "$setup" = mqprio ] || [ "$setup" = mq ]; then
 		! tc -n "$SND" -s qdisc show dev veth0 | grep -q 'backlog [1-9]'
 	else
-		tc -n "$SND" -s qdisc show dev veth0 | grep -A2 '^qdisc tbf' | grep -q 'backlog 0b 0p'
+		tc -n "$SND" -s qdisc show dev veth0 | grep -A2 '^qdisc \(tbf\|htb\)' | grep -q 'backlog 0b 0p'
 	fi
 }
 
@@ -299,8 +307,8 @@ if [ "$setup" = fq-bands ]; then
 	done
 fi
 
-# --- ets: band 2 is not starved while band 1 is busy ----------------------
-if [ "$setup" = ets ]; then
+# --- ets, htb: band 2 is not starved while band 1 is busy -----------------
+if [ "$setup" = ets ] || [ "$setup" = htb ]; then
 	# A: a flow that never ends by itself, in band 2 before B starts. B:
 	# its bytes in band 1 are sent while A is backlogged in band 2. T2 is
 	# raised to 4 MB for this part, so that B's band-1 phase (3.9 MB, about
@@ -317,7 +325,15 @@ if [ "$setup" = ets ]; then
 	BG_PIDS+=("$a")
 	wait_for 60 band2_seen "$s0" || fail "flow A never reached band 2"
 	sleep 0.5		# A's queue in band 2 builds up
-	ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 $T2E &
+	if [ "$setup" = ets ]; then
+		ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 $T2E &
+	else
+		# htb: how much band 1 takes is the question, so band 1 must
+		# never run dry: B is UDP (4 000 datagrams of 1 000 L3 bytes,
+		# sent faster than the link drains them), not a TCP flow whose
+		# band empties whenever the emulated guest is slow to refill it.
+		ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 5009 4000 972 &
+	fi
 	b=$!
 	BG_PIDS+=("$b")
 	samples=()
@@ -334,9 +350,21 @@ if [ "$setup" = ets ]; then
 		{ p1 = $2; p2 = $3 }
 		END { print e1 - s1, e2 - s2, e - s }')
 	log "while B was in band 1 ($n samples): band 1 sent $d1 bytes, band 2 $d2"
-	check "band 1 was busy (B's bytes)" test "${d1:-0}" -gt $((T2E - T1 - 2 * GSO_MAX))
-	check "band 2 not starved: $((100 * d2 / (d1 + d2)))% of the link (quanta 3:1 give ~25%, at least 10% asked)" \
-		test $((100 * d2)) -ge $((10 * (d1 + d2)))
+	if [ "$setup" = ets ]; then
+		check "band 1 was busy (B's bytes)" test "${d1:-0}" -gt $((T2E - T1 - 2 * GSO_MAX))
+	else	# the datagrams fq_codel did not drop, past band 0's 100 kB
+		check "band 1 was busy (B's bytes: $d1)" test "${d1:-0}" -gt 1000000
+	fi
+	if [ "$setup" = ets ]; then
+		check "band 2 not starved: $((100 * d2 / (d1 + d2)))% of the link (quanta 3:1 give ~25%, at least 10% asked)" \
+			test $((100 * d2)) -ge $((10 * (d1 + d2)))
+	else
+		# Its assured 3.3 %, nothing borrowed: between 1 % and 10 %.
+		check "band 2 not starved: $((1000 * d2 / (d1 + d2)))‰ of the link (assured 33‰, at least 10‰ asked)" \
+			test $((100 * d2)) -ge $((d1 + d2))
+		check "band 1 first, as strict priority: band 2 at most 10% of the link" \
+			test $((100 * d2)) -le $((10 * (d1 + d2)))
+	fi
 	kill $a 2>/dev/null
 fi
 rm -rf "$SRFF_QDISC_STATE"

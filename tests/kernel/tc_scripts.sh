@@ -49,7 +49,7 @@ no_mqprio=
 
 for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "shaped-fq 10mbit" "mq" "mq 4" \
 	"prio-fq" "prio-fq 5" "ets" "ets 5" "shaped-prio-fq 50mbit" "shaped-prio-fq 50mbit 4" \
-	"shaped-ets 50mbit" "shaped-ets 50mbit 5" "mqprio"; do
+	"shaped-ets 50mbit" "shaped-ets 50mbit 5" "shaped-htb 50mbit" "shaped-htb 50mbit 8" "mqprio"; do
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
 	# shellcheck disable=SC2046,SC2086
 	run q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
@@ -85,6 +85,22 @@ for setup in "pfifo-fast" "prio 3" "prio 5" "shaped 50mbit" "shaped 50mbit 6" "s
 		check "  tbf with ets under it: $want" sh -c "tc -n $NS qdisc show dev v0 | grep -q '^qdisc tbf 1: root' && tc -n $NS qdisc show dev v0 | grep -q 'ets 10: parent 1:1 $want'"
 		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
 		;;
+	shaped-htb*)
+		n=${setup#shaped-htb 50mbit}; n=${n:-3}; n=${n# }
+		check "  htb 10: at the root, unclassified to 10:2" sh -c "tc -n $NS qdisc show dev v0 root | grep -q '^qdisc htb 10: root .*default 0x2 '"
+		check "  its class 10:100 shapes to 50Mbit" sh -c "tc -n $NS class show dev v0 | grep -q '^class htb 10:100 root rate 50Mbit ceil 50Mbit '"
+		# 10 % of 50 Mbit/s assured over the bands, each at its htb prio;
+		# the rate as tc prints it (the kernel keeps bytes/s; tc 6.1's
+		# print_rate: K, M, ... while the rest divides, else 4 digits).
+		a=$(awk -v r=$(( 5000000 / n / 8 * 8 )) 'BEGIN { split("K M G T", u, " ")
+			for (i = 0; i < 4 && r >= 1000 && !(r % 1000 && r < 1000000); i++) r = int(r / 1000)
+			printf "%d%sbit", r, i ? u[i] : "" }')
+		for ((b = 1; b <= n; b++)); do
+			check "  band $((b - 1)): class 10:$b at prio $((b - 1)), assured $a, ceil 50Mbit" sh -c \
+				"tc -n $NS class show dev v0 | grep -q '^class htb 10:$b parent 10:100 leaf 10$b: prio $((b - 1)) rate $a ceil 50Mbit '"
+		done
+		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
+		;;
 	shaped*) check "  tbf with prio under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q 'prio 10: parent 1:1'" ;;
 	mqprio)
 		log "$(tc -n "$NS" qdisc show dev v0 root | tr -s ' \n' '  ')"
@@ -109,7 +125,7 @@ done
 fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
 for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
 	"shaped 30mbit:tbf/prio" "shaped-fq 30mbit:tbf/fq_codel" "shaped-ets 30mbit 3:tbf/ets" \
-	"prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/ets" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
+	"shaped-htb 30mbit 8:htb" "shaped-htb 30mbit 4:htb" "prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/ets" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
 	"prio:prio"; do
 	setup=${step%%:*}
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
@@ -131,7 +147,7 @@ for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-
 	check "install $setup over the last: $(kinds)" test "$(kinds)" = "${step#*:}"
 	case ${setup%% *} in
 	prio|shaped) check "  and pfifo leaves, no fq_codel left from prio-fq ($(fq_leaves))" test "$(fq_leaves)" = 0 ;;
-	prio-fq|shaped-prio-fq)
+	prio-fq|shaped-prio-fq|shaped-htb)
 		n=${setup#* }; n=${n#* }; case $n in [0-9]) ;; *) n=3 ;; esac
 		check "  and $n fq_codel leaves ($(fq_leaves))" test "$(fq_leaves)" = "$n" ;;
 	esac
