@@ -52,7 +52,7 @@
 #                 rate, the rest borrowed in band order), by class id
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
-# bottleneck), warmup.srff.json (stats after the warm-up), params.json,
+# bottleneck; demo.sh packs them into srff/tc.tar.xz), warmup.srff.json (stats after the warm-up), params.json,
 # meta.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
