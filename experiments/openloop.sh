@@ -25,12 +25,7 @@ fi
 # Debian 13's (srff.ko built for it in tests/out/build-KVER, and the guest
 # given bookworm-backports' tc, which sch_fq's bands need: srff-fq-bands).
 . scripts/kver.sh
-ko=$PWD/srff_nf/srff.ko
-if [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ]; then
-	ko=$(scripts/build-ko.sh "/lib/modules/$KVER/build" "tests/out/build-$KVER") ||
-		{ echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
-fi
-export KVER SRFF_KO=$ko
+srff_ko_for_kver || { echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
 # The guest runs the host's srffctl: built here when this is run on its own
 # (make experiments builds it), not found missing inside the guest.
 [ -x srffctl/srffctl ] || make -s -C srffctl >/dev/null ||

@@ -41,6 +41,19 @@ if [ -z "$KVER" ] || [ ! -e "/boot/vmlinuz-$KVER" ]; then
 	return 4 2>/dev/null || exit 4
 fi
 export KVER
+
+# srff_ko_for_kver: the srff.ko a guest booting KVER loads, in SRFF_KO
+# (exported): srff_nf/srff.ko when it was built for KVER, else one built
+# for KVER in tests/out/build-KVER (the experiments: SRFF_KERNEL_SERIES=6.12).
+srff_ko_for_kver() {
+	SRFF_KO=$PWD/srff_nf/srff.ko
+	if [ "$(modinfo -F vermagic "$SRFF_KO" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ]; then
+		SRFF_KO=$(scripts/build-ko.sh "/lib/modules/$KVER/build" "tests/out/build-$KVER") ||
+			return 1
+	fi
+	export SRFF_KO
+}
+
 # A tc that can set sch_fq's bands (iproute2 6.7+, bookworm-backports'),
 # which scripts/deps.sh unpacks and never installs: setup_fq_bands and the
 # experiments' srff-fq-bands use it in the guest.
