@@ -31,7 +31,10 @@ mkdir -p "$T/bin"
 export SCENE=$T/scene SRFFCTL=$T/bin/srffctl PATH=$T/bin:$PATH
 cat >"$T/bin/tc" <<'EOF'
 #!/bin/sh
-cat "$SCENE/qdisc.json"
+case "$*" in
+"class show dev "*) cat "$SCENE/class.txt" 2>/dev/null ;;
+*) cat "$SCENE/qdisc.json" ;;
+esac
 EOF
 cat >"$T/bin/ip" <<'EOF'
 #!/bin/sh
@@ -105,6 +108,25 @@ scene '[{"kind":"htb","handle":"1:","root":true,"options":{}},
 	{"kind":"fq_codel","handle":"20:","parent":"1:10","options":{}},
 	{"kind":"sfq","handle":"30:","parent":"1:20","options":{}}]'
 verdict "htb over fq_codel and sfq" qdisc fail "root htb 1: with fq_codel/sfq under it picks no band"
+
+# shaped-htb: htb 10: steered by class id, its classes in htb prio order.
+HTBQ='[{"kind":"htb","handle":"10:","root":true,"options":{"r2q":10,"default":"0x2","direct_packets_stat":0,"direct_qlen":1000}},
+	{"kind":"fq_codel","handle":"101:","parent":"10:1","options":{}},
+	{"kind":"fq_codel","handle":"102:","parent":"10:2","options":{}},
+	{"kind":"fq_codel","handle":"103:","parent":"10:3","options":{}}]'
+SHOWC='{"thresholds":[16384,131072],"classid_major":16,"priorities":["10:1","10:2","10:3"],"auto_thresholds":true,"app_priority":"override"}'
+htb_classes() {	# htb_classes PRIO1 PRIO2 PRIO3: classes 10:1-10:3 at those htb prios
+	printf '%s\n' "class htb 10:100 root rate 20Mbit ceil 20Mbit burst 256Kb cburst 256Kb " \
+		"class htb 10:1 parent 10:100 leaf 101: prio $1 rate 666Kbit ceil 20Mbit burst 1599b cburst 256Kb " \
+		"class htb 10:2 parent 10:100 leaf 102: prio $2 rate 666Kbit ceil 20Mbit burst 1599b cburst 256Kb " \
+		"class htb 10:3 parent 10:100 leaf 103: prio $3 rate 666Kbit ceil 20Mbit burst 1599b cburst 256Kb " >"$SCENE/class.txt"
+}
+scene "$HTBQ" "$SHOWC"; htb_classes 0 1 2
+verdict "htb by class id" qdisc ok "root htb 10: (its classes by class id, in htb prio order) picks a band by skb->priority; srff's class ids 10:1..3 land in bands 0,1,2"
+scene "$HTBQ" "$SHOWC"; htb_classes 2 1 0
+verdict "htb, prios upside down" qdisc warn "land in bands 2,1,0: some of srff's bands share one, or a later one ranks higher"
+scene "$HTBQ"; htb_classes 0 1 2
+verdict "htb, srff's priorities 6/0/2: no class id" qdisc fail "root htb 10: with fq_codel under it picks no band"
 
 scene '[{"kind":"cake","handle":"8001:","root":true,"options":{}}]'
 verdict cake qdisc fail "srffctl set classid 8001:"
