@@ -49,7 +49,8 @@
 #                 the others DRR, adjacent quanta about 1.37:1)
 #   srff-8-htb    learnt thresholds for 8 bands over shaped-htb with 8
 #                 bands (htb classes 10:1..10:8: each assured 1/80 of the
-#                 rate, the rest borrowed in band order), by class id
+#                 rate, the rest borrowed in band order), by class id;
+#                 srff-8-htbA: the bands assured A % of the rate together
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
 # bottleneck; demo.sh packs them into srff/tc.tar.xz), warmup.srff.json (stats after the warm-up), params.json,
@@ -77,7 +78,7 @@ say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since
 
 for p in $POLICIES; do
 	case $p in
-	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-8-htb|srff-16|srff-16-ets) ;;
+	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-8-htb|srff-8-htb[1-9]|srff-8-htb[1-9][0-9]|srff-16|srff-16-ets) ;;
 	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
 	esac
 done
@@ -172,10 +173,11 @@ policy_on() {
 	srff)
 		ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" >/dev/null
 		srff_set priorities "$DEFAULT_PRIOS" thresholds auto app-priority override ;;
-	srff-8|srff-8-htb)
-		setup=shaped-ets
-		[ "$1" = srff-8 ] || setup=shaped-htb
-		ip netns exec "$SRV" "$Q" install "$setup" s0 "$RATE" 8 >/dev/null
+	srff-8) ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
+		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
+	srff-8-htb*)
+		a=${1#srff-8-htb}
+		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} ip netns exec "$SRV" "$Q" install shaped-htb s0 "$RATE" 8 >/dev/null
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-16|srff-16-ets)
 		setup=shaped-prio-fq

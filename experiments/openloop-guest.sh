@@ -75,7 +75,8 @@
 #   srff-htb-8    srff with 8 bands (learnt, class ids) over shaped-htb
 #                 with 8 bands: htb classes each assured 1/80 of WEB_RATE,
 #                 the rest borrowed in band order (near-strict), fq_codel
-#                 in every band; not among the defaults
+#                 in every band; not among the defaults. srff-htbA-8: the
+#                 bands assured A % of WEB_RATE together (A/8 % each)
 #   srff-prio-fq-16, srff-ets-16  srff with 16 bands (fixed thresholds
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
@@ -374,9 +375,11 @@ policy_on() {
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
-	srff-htb-8)
-		[ "$BOTTLENECK" = local ] || { say "srff-htb-8 shapes: WEB_BOTTLENECK=local only"; exit 2; }
-		setup htb 8; srff_eight_bands "$CTL" "$SRV" ;;
+	srff-htb-8|srff-htb[1-9]-8|srff-htb[1-9][0-9]-8)
+		[ "$BOTTLENECK" = local ] || { say "$1 shapes: WEB_BOTTLENECK=local only"; exit 2; }
+		a=${1#srff-htb}; a=${a%-8}
+		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} setup htb 8
+		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-fq-bands)

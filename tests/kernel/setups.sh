@@ -334,10 +334,14 @@ if [ "$setup" = ets ] || [ "$setup" = htb ]; then
 		ip netns exec "$SND" $PY "$TOOLS/traffic.py" tcp-send $RCV_IP4 5001 $T2E &
 	else
 		# htb: how much band 1 takes is the question, so band 1 must
-		# never run dry: B is UDP (4 000 datagrams of 1 000 L3 bytes,
-		# sent faster than the link drains them), not a TCP flow whose
-		# band empties whenever the emulated guest is slow to refill it.
-		ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 5009 4000 972 &
+		# never run dry: B is UDP (2 000 datagrams of 1 000 L3 bytes),
+		# not a TCP flow whose band empties whenever the emulated guest
+		# is slow to refill it, and the link 5 Mbit/s (the same setup
+		# changed in place), which a sender in Python under emulation
+		# outpaces (at 20 Mbit/s one sent 13 Mbit/s: band 2 took the
+		# rest, as it should).
+		run q install shaped-htb veth0 5mbit >/dev/null || fail "shaped-htb at 5mbit"
+		ip netns exec "$SND" $PY "$TOOLS/traffic.py" udp-send $RCV_IP4 5009 2000 972 &
 	fi
 	b=$!
 	BG_PIDS+=("$b")
@@ -349,16 +353,24 @@ if [ "$setup" = ets ] || [ "$setup" = htb ]; then
 	wait $b || fail "flow B"
 	kill -0 $a 2>/dev/null || fail "flow A ended before B did: nothing to measure"
 	# samples: "band0 band1 band2" bytes. The window: from the first sample
-	# whose band 1 grew to the last one whose band 1 grew.
-	read -r d1 d2 n < <(printf '%s\n' "${samples[@]}" | awk '
-		NR > 1 && $2 > p1 { if (!s) { s = NR - 1; s1 = p1; s2 = p2 } e = NR; e1 = $2; e2 = $3 }
+	# whose band 1 grew to the last one whose band 1 grew. htb: only the
+	# intervals inside it (from the end of the first growth to the start
+	# of the last): the first and last may hold B's start or end, when A
+	# has the link alone, and under emulation one interval lasts 0.4 s
+	# (a window of 8 samples over 3 s gave band 2 15 % that way).
+	inner=0; [ "$setup" = htb ] && inner=1
+	read -r d1 d2 n < <(printf '%s\n' "${samples[@]}" | awk -v inner=$inner '
+		NR > 1 && $2 > p1 {
+			if (!s) { if (inner) { s = NR; s1 = $2; s2 = $3 } else { s = NR - 1; s1 = p1; s2 = p2 } }
+			if (inner) { e = NR - 1; e1 = p1; e2 = p2 } else { e = NR; e1 = $2; e2 = $3 }
+		}
 		{ p1 = $2; p2 = $3 }
-		END { print e1 - s1, e2 - s2, e - s }')
+		END { if (e <= s) print 0, 0, 0; else print e1 - s1, e2 - s2, e - s }')
 	log "while B was in band 1 ($n samples): band 1 sent $d1 bytes, band 2 $d2"
 	if [ "$setup" = ets ]; then
 		check "band 1 was busy (B's bytes)" test "${d1:-0}" -gt $((T2E - T1 - 2 * GSO_MAX))
 	else	# the datagrams fq_codel did not drop, past band 0's 100 kB
-		check "band 1 was busy (B's bytes: $d1)" test "${d1:-0}" -gt 1000000
+		check "band 1 was busy (B's bytes: $d1)" test "${d1:-0}" -gt 500000
 	fi
 	if [ "$setup" = ets ]; then
 		check "band 2 not starved: $((100 * d2 / (d1 + d2)))% of the link (quanta 3:1 give ~25%, at least 10% asked)" \
