@@ -21,12 +21,12 @@ TRIALS=${1:-3}
 SCALE=${2:-1}
 run=experiments/results/ftp-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$run"
-echo "=== FTP experiment: $TRIALS trials x ${FTP_POLICIES:-6 policies}, scale $SCALE, results in $run" >&2
+echo "=== FTP experiment: $TRIALS trials x ${FTP_POLICIES:-7 policies}, scale $SCALE, results in $run" >&2
 scripts/vm experiments/ftp-guest.sh "$run" "$TRIALS" "$SCALE" 2>&1 |
 	grep --line-buffered -E '^\[ftp\]|rror' >&2
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "demo: the guest run failed (see above)" >&2; exit 1; }
 /usr/bin/python3 experiments/analyze.py "$run"
-# The bottleneck's tc -s after each trial, a record nothing reads: one
+# The per-trial records of srff and the bottleneck, which nothing reads: one
 # archive instead of a file per trial (the committed data stays small).
-experiments/pack-tc.sh "$run"
+experiments/pack-ftp.sh "$run"
 echo "=== report: $run/report.md, plots: $run/response_times.png $run/throughput.png" >&2

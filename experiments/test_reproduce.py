@@ -35,3 +35,16 @@ def test_report_sh_changes_nothing(tmp_path):
                         capture_output=True, text=True, check=True).stdout.splitlines()
     changed = [l for l in st if not l.endswith(".png")]
     assert changed == [], "report.sh changed committed files: %s" % changed
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(TOP, ".git")) or not shutil.which("git"),
+                    reason="not a git checkout")
+def test_committed_results_within_2_mb():
+    """The committed data stay small enough for a clone (issue 33: at most
+    2 MB under experiments/results): runs are compacted, derived files not
+    committed, before a new run is added."""
+    files = subprocess.run(["git", "ls-files", "-z", "experiments/results"], cwd=TOP,
+                           capture_output=True, check=True).stdout.split(b"\0")
+    total = sum(os.path.getsize(os.path.join(TOP, f.decode())) for f in files
+                if f and os.path.exists(os.path.join(TOP, f.decode())))
+    assert total <= 2_000_000, "experiments/results holds %d bytes committed" % total
