@@ -53,7 +53,7 @@
 #                 srff-8-htbA: the bands assured A % of the rate together
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
-# bottleneck; demo.sh packs them into srff/tc.tar.xz), warmup.srff.json (stats after the warm-up), params.json,
+# bottleneck; demo.sh packs srff/ into srff.tar.xz), warmup.srff.json (stats after the warm-up), params.json,
 # meta.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +62,7 @@ OUT=$(cd "$1" && pwd)
 TRIALS=${2:-3}
 SCALE=${3:-1}
 RATE=${FTP_RATE:-50mbit}
-POLICIES=${FTP_POLICIES:-"alone unmarked fq_codel srff-orig srff srff-8"}
+POLICIES=${FTP_POLICIES:-"alone unmarked fq_codel srff-orig srff srff-8 srff-8-htb"}
 TIMEOUT=${FTP_TIMEOUT:-300}
 WARMUP=${FTP_WARMUP:-150}
 WARM_DIST=${FTP_WARMUP_DIST:-websearch}
