@@ -53,8 +53,8 @@
 #                 srff-8-htbA: the bands assured A % of the rate together
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
-# bottleneck; demo.sh packs srff/ into srff.tar.xz), warmup.srff.json (stats after the warm-up), params.json,
-# meta.json.
+# bottleneck; demo.sh packs srff/ into srff.tar.xz), warmup.srff.json
+# (stats after the warm-up), params.json, meta.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
