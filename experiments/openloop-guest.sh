@@ -160,6 +160,7 @@ cleanup() {
 	grep -q '^srff ' /proc/modules && rmmod srff
 	for ns in "$SRV" "$RTR" "$CLI"; do ip netns del "$ns" 2>/dev/null; done
 	umount "$work/www" 2>/dev/null
+	rto_trace_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -424,6 +425,49 @@ tcp_counters() {
 			v["TCPTimeouts"], v["RetransSegs"], v["TCPLossProbes"] }' /proc/net/netstat /proc/net/snmp
 }
 
+# Which connections timed out: kprobes on tcp_enter_loss (a retransmission
+# timeout of an established socket: tcp_retransmit_timer counts TcpExt
+# TCPTimeouts, then calls it) and tcp_syn_ack_timeout (the other half of
+# TCPTimeouts: a SYN-ACK's), in a trace instance of their own, on the
+# server's port 80, with CLOCK_MONOTONIC timestamps (the client's clock).
+# Both take the socket (a request sock for the SYN-ACK) first, whose
+# struct sock_common holds skc_dport (network order) at 12 and skc_num at
+# 14 in both kernels (include/net/sock.h). tcpstats.py attributes each
+# event to the bulk download or a response's size from the client's port.
+# No kprobes here (no tracefs, CONFIG_KPROBE_EVENTS off): the runs go on
+# without the attribution.
+RTO_TR=
+rto_trace_start() {
+	local tr=/sys/kernel/tracing e
+	[ -e $tr/kprobe_events ] || mount -t tracefs nodev $tr 2>/dev/null || true
+	[ -w $tr/kprobe_events ] || { say "no kprobe events: RTOs are not attributed"; return 0; }
+	rto_trace_stop
+	echo 'p:srffexp/rto tcp_enter_loss lport=+14(%di):u16 rport=+12(%di):u16' >> $tr/kprobe_events &&
+	echo 'p:srffexp/synack_rto tcp_syn_ack_timeout lport=+14(%di):u16 rport=+12(%di):u16' >> $tr/kprobe_events &&
+	mkdir $tr/instances/srffexp-$$ || { say "kprobes refused: RTOs are not attributed"; rto_trace_stop; return 0; }
+	RTO_TR=$tr/instances/srffexp-$$
+	echo mono > $RTO_TR/trace_clock
+	for e in rto synack_rto; do
+		echo 'lport == 80' > $RTO_TR/events/srffexp/$e/filter
+		echo 1 > $RTO_TR/events/srffexp/$e/enable
+	done
+}
+rto_trace_stop() {
+	local tr=/sys/kernel/tracing
+	[ -z "$RTO_TR" ] || rmdir "$RTO_TR" 2>/dev/null || true
+	RTO_TR=
+	[ -w $tr/kprobe_events ] || return 0
+	# Not defined (the first start): tracefs says ENOENT.
+	echo '-:srffexp/rto' >> $tr/kprobe_events 2>/dev/null || true
+	echo '-:srffexp/synack_rto' >> $tr/kprobe_events 2>/dev/null || true
+}
+# rto_events: the trace since the last call, then cleared.
+rto_events() {
+	[ -n "$RTO_TR" ] || return 0
+	cat "$RTO_TR/trace"
+	: > "$RTO_TR/trace"
+}
+
 client() { # LOAD SEED OUT SECONDS [ARGS...]
 	local load=$1 seed=$2 out=$3 secs=$4
 	shift 4
@@ -447,6 +491,8 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
 	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set burn_in="$BURNIN" --set order=\"shuffled\" \
 	--seed base="$SEED" >/dev/null
+
+rto_trace_start
 
 # Warm-up: srff learns from finished flows (auto_min_flows of them, or its
 # thresholds changed); the warm-up's requests are not kept.
@@ -495,16 +541,20 @@ for r in $(seq 1 "$ROUNDS"); do
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
 			tcp0=$(tcp_counters)
+			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
 			# experiment goes on.
 			client "$load" $((SEED * 1000 + r * 10 + li)) \
 				"$OUT/requests/$run.jsonl" "$SECONDS_PER" ||
 				say "  the client reported failed requests"
 			qlog_stop
+			rto_events > "$work/rto.txt"
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
 				printf ',"stats":'; "$CTL" -n "$SRV" -j stats
 				printf ',"tcp_before":%s,"tcp_after":%s' "$tcp0" "$(tcp_counters)"
+				[ -z "$RTO_TR" ] || printf ',"rto":%s' "$(python3 experiments/tcpstats.py \
+					--attribute "$work/rto.txt" "$OUT/requests/$run.jsonl")"
 				printf '}\n'
 			} > "$OUT/srff/$run.json"
 			policy_off

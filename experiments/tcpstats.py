@@ -16,7 +16,17 @@ writes no file.
 A timeout is the guard rail of the defaults issue: a bulk download that
 sits behind responses long enough times out and restarts from one segment.
 The counters are the whole namespace's (every response and the bulk
-downloads), not one socket's.
+downloads), not one socket's: where the run also recorded "rto" (the
+guest's kprobes on tcp_enter_loss and tcp_syn_ack_timeout, one event per
+timeout, see openloop-guest.sh), the table says whose they were: the bulk
+downloads', a response's by its size, or a SYN-ACK's.
+
+  tcpstats.py --attribute TRACE REQUESTS.jsonl
+
+(in the guest, after each run) reads those events from TRACE (tracefs
+text) and prints, as JSON, whose each was: the client's port names the
+connection, REQUESTS.jsonl's rows the response on it (by time, for a
+kept-alive connection), REQUESTS.load.json's bulk_ports the downloads.
 """
 import argparse
 import gzip
@@ -25,8 +35,71 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fct import bin_label, size_bin  # noqa: E402
+
 COUNTERS = ("TCPTimeouts", "RetransSegs", "TCPLossProbes")
 RUN = re.compile(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-(?P<round>\d+)$")
+# The defaults issue's size bins, for whose RTOs they were.
+EDGES = [1e4, 1e5, 1e6]
+WHOSE = ["bulk"] + bin_label(EDGES) + ["SYN-ACK", "unknown"]
+EVENT = re.compile(r"\s(?P<t>\d+\.\d+): (?P<ev>rto|synack_rto): .*\blport=(?P<lport>\d+) "
+                   r"rport=(?P<rport>\d+)")
+
+
+def parse_events(text):
+    """[(t, "rto" | "synack_rto", client port)] of a tracefs text: rport is
+    skc_dport, in network order, read as a host u16."""
+    out = []
+    for line in text.splitlines():
+        m = EVENT.search(line)
+        if m:
+            p = int(m["rport"])
+            out.append((float(m["t"]), m["ev"], ((p & 0xff) << 8) | (p >> 8)))
+    return out
+
+
+def attribute(events, rows, bulk_ports):
+    """{whose: count} (WHOSE's keys that occurred) for events: a SYN-ACK's
+    timeout is the SYN-ACK's; a connection's is the bulk download's when
+    its port is in bulk_ports, else the response on that port whose
+    request had started by then (the latest such: a kept-alive connection
+    carries several), by its size; else unknown (a response that did not
+    finish)."""
+    by_port = {}
+    for r in rows:
+        if r.get("kind") != "bulk" and "port" in r:
+            by_port.setdefault(r["port"], []).append(r)
+    bulk = set(bulk_ports) | {r["port"] for r in rows if r.get("kind") == "bulk" and "port" in r}
+    labels = bin_label(EDGES)
+    out = {}
+    for t, ev, port in events:
+        if ev == "synack_rto":
+            who = "SYN-ACK"
+        elif port in bulk:
+            who = "bulk"
+        else:
+            cand = [r for r in by_port.get(port, []) if r["start"] <= t]
+            who = (labels[size_bin(max(cand, key=lambda r: r["start"])["bytes"], EDGES)]
+                   if cand else "unknown")
+        out[who] = out.get(who, 0) + 1
+    return {k: out[k] for k in WHOSE if k in out}
+
+
+def attribute_files(trace, requests):
+    with open(trace) as f:
+        events = parse_events(f.read())
+    rows = []
+    with open(requests) as f:
+        for line in f:
+            if line.strip():
+                rows.append(json.loads(line))
+    base = requests[:-len(".jsonl")] if requests.endswith(".jsonl") else requests
+    bulk_ports = []
+    if os.path.exists(base + ".load.json"):
+        with open(base + ".load.json") as f:
+            bulk_ports = json.load(f).get("bulk_ports", [])
+    return attribute(events, rows, bulk_ports)
 
 
 def load_runs(run_dir):
@@ -71,6 +144,37 @@ def summarise(runs, order=None):
     return out
 
 
+def summarise_whose(runs, order=None):
+    """[(policy, load, runs, {whose: mean per run})] over the runs that
+    recorded "rto", in summarise's order."""
+    cells, seen = {}, []
+    for name, r in runs.items():
+        m = RUN.match(name)
+        if not m or "rto" not in r:
+            continue
+        if m["policy"] not in seen:
+            seen.append(m["policy"])
+        cells.setdefault((m["policy"], float(m["load"])), []).append(r["rto"])
+    names = list(order or []) + [p for p in seen if p not in (order or [])]
+    rank = {p: i for i, p in enumerate(names)}
+    out = []
+    for (p, ld), v in sorted(cells.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
+        out.append((p, ld, len(v), {w: sum(x.get(w, 0) for x in v) / len(v) for w in WHOSE}))
+    return out
+
+
+def table_whose(rows):
+    if not rows:
+        return ""
+    lines = ["", "Whose the timeouts were (kprobes on tcp_enter_loss and tcp_syn_ack_timeout, "
+             "server port 80): mean a run.", "",
+             "| policy | load | runs | " + " | ".join(WHOSE) + " |",
+             "|---|---|---:|" + "---:|" * len(WHOSE)]
+    for p, ld, n, m in rows:
+        lines.append("| %s | %g | %d | %s |" % (p, ld, n, " | ".join("%.1f" % m[w] for w in WHOSE)))
+    return "\n".join(lines) + "\n"
+
+
 def table(rows):
     if not rows:
         return "No run of this folder recorded TCP's counters.\n"
@@ -90,16 +194,23 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("run_dir")
+    ap.add_argument("run_dir", nargs="?")
     ap.add_argument("--out")
+    ap.add_argument("--attribute", nargs=2, metavar=("TRACE", "REQUESTS"))
     a = ap.parse_args(argv)
+    if a.attribute:
+        json.dump(attribute_files(*a.attribute), sys.stdout)
+        return
+    if not a.run_dir:
+        ap.error("RUN_DIR is needed")
     order = None
     meta = os.path.join(a.run_dir, "meta.json")
     if os.path.exists(meta):
         with open(meta) as f:
             order = json.load(f).get("params", {}).get("policies")
-    rows = summarise(load_runs(a.run_dir), order)
-    md = table(rows)
+    runs = load_runs(a.run_dir)
+    rows = summarise(runs, order)
+    md = table(rows) + (table_whose(summarise_whose(runs, order)) if rows else "")
     sys.stdout.write(md)
     if a.out and rows:
         os.makedirs(a.out, exist_ok=True)

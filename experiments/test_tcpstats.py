@@ -57,3 +57,57 @@ def test_raw_logs_read_while_kept(tmp_path, capsys):
         {"tcp_before": counters(0, 0, 0), "tcp_after": counters(3, 9, 2)}))
     tcpstats.main([str(tmp_path)])
     assert "| fifo | 0.4 | 1 | 3.0 [3, 3] | 9.0 [9, 9] | 2.0 [2, 2] |" in capsys.readouterr().out
+
+
+# tracefs lines as the guest's instance prints them (mono clock); rport is
+# skc_dport read as a host u16: port 40000 (0x9c40) reads 0x409c = 16540.
+TRACE = """# tracer: nop
+#
+          <idle>-0       [001] ..s2.   100.250000: rto: (tcp_enter_loss+0x0/0x2c0) lport=80 rport=16540
+          <idle>-0       [000] ..s2.   101.500000: rto: (tcp_enter_loss+0x0/0x2c0) lport=80 rport=%d
+          <idle>-0       [000] ..s2.   102.000000: synack_rto: (tcp_syn_ack_timeout+0x0/0x30) lport=80 rport=%d
+          <idle>-0       [000] ..s2.   103.000000: rto: (tcp_enter_loss+0x0/0x2c0) lport=80 rport=%d
+""" % (((41000 & 0xff) << 8) | (41000 >> 8), ((42000 & 0xff) << 8) | (42000 >> 8),
+       ((43000 & 0xff) << 8) | (43000 >> 8))
+
+
+def test_events_parsed_with_ports_in_host_order():
+    ev = tcpstats.parse_events(TRACE)
+    assert ev == [(100.25, "rto", 40000), (101.5, "rto", 41000), (102.0, "synack_rto", 42000),
+                  (103.0, "rto", 43000)]
+
+
+def test_attribution_by_port_and_time(tmp_path, capsys):
+    rows = [
+        # A kept-alive connection on 41000: a 5 KB response, then a 300 KB
+        # one that had started by the timeout at 101.5.
+        {"kind": "keepalive", "port": 41000, "bytes": 5000, "start": 99.0, "end": 99.1},
+        {"kind": "keepalive", "port": 41000, "bytes": 300000, "start": 101.0, "end": 103.0},
+        # Started after the timeout: not the one that timed out.
+        {"kind": "keepalive", "port": 41000, "bytes": 2000000, "start": 104.0, "end": 105.0},
+    ]
+    req = tmp_path / "p@0.8-1.jsonl"
+    req.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # 40000 is a download that never finished: only load.json names it.
+    (tmp_path / "p@0.8-1.load.json").write_text(json.dumps({"bulk_ports": [40000]}))
+    tr = tmp_path / "rto.txt"
+    tr.write_text(TRACE)
+    tcpstats.main(["--attribute", str(tr), str(req)])
+    got = json.loads(capsys.readouterr().out)
+    # 43000 is on no row: a response that did not finish.
+    assert got == {"bulk": 1, "100 KB - 1 MB": 1, "SYN-ACK": 1, "unknown": 1}
+
+
+def test_whose_table(tmp_path, capsys):
+    c = counters(0, 0, 0)
+    runs = {
+        "srff-htb-8@0.8-1": {"tcp_before": c, "tcp_after": counters(3, 9, 0),
+                             "rto": {"bulk": 2, ">= 1 MB": 1}},
+        "srff-htb-8@0.8-2": {"tcp_before": c, "tcp_after": counters(1, 9, 0), "rto": {"bulk": 1}},
+        "fq_codel@0.8-1": {"tcp_before": c, "tcp_after": c, "rto": {}},
+    }
+    write_runs(tmp_path, runs)
+    tcpstats.main([str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "| srff-htb-8 | 0.8 | 2 | 1.5 | 0.0 | 0.0 | 0.0 | 0.5 | 0.0 | 0.0 |" in out
+    assert "| fq_codel | 0.8 | 1 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 |" in out

@@ -127,6 +127,19 @@ def test_open_loop(tmp_path, server, conn):
         assert all(v == list(range(len(v))) for v in by_port.values())
 
 
+def test_open_loop_names_every_bulk_connection(tmp_path, server):
+    # The downloads' ports, finished or not, are in load.json: tcpstats.py
+    # attributes a timeout to the bulk download by them.
+    port, m = server
+    rows, out = run(tmp_path, port, m, "--seconds", "1", "--seed", "3", "--mode", "open",
+                    "--load", "0.1", "--rate", "20mbit", "--dist", "websearch", "--scale",
+                    "0.01", "--blob", "/blob", "--bulk", "1", "--drain", "10")
+    s = json.load(open(str(out)[:-len(".jsonl")] + ".load.json"))
+    done = {r["port"] for r in rows if r["kind"] == "bulk"}
+    assert done and done <= set(s["bulk_ports"])
+    assert not set(s["bulk_ports"]) & {r["port"] for r in rows if r["kind"] != "bulk"}
+
+
 def test_open_loop_counts_what_it_could_not_start(tmp_path, server):
     # One worker, 2000 arrivals a second: most start late.
     port, m = server
