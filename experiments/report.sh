@@ -29,12 +29,13 @@ if [ $# -eq 0 ]; then
 	done
 fi
 [ $# -gt 0 ] && [ -d "$1" ] || { echo "report: no results folder (run experiments/openloop.sh)" >&2; exit 1; }
-for run in "$@"; do
-	run=${run%/}
+# report_one RUN: one folder's tables and plots.
+report_one() {
+	local run=$1 rtt
 	if [ -e "$run/transfers.csv" ]; then
 		echo "=== $run" >&2
 		/usr/bin/python3 experiments/analyze.py --tables "$run" >/dev/null
-		continue
+		return
 	fi
 	rtt=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.json")
@@ -50,7 +51,24 @@ sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies"
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
+}
+# The folders are independent: REPORT_JOBS (default: the CPUs) at a time,
+# each one's output shown whole, in the order given; any failure fails.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pids=()
+for run in "$@"; do
+	while [ "$(jobs -rp | wc -l)" -ge "${REPORT_JOBS:-$(nproc)}" ]; do wait -n || true; done
+	( set -e; report_one "${run%/}" ) >"$tmp/${#pids[@]}.out" 2>"$tmp/${#pids[@]}.err" &
+	pids+=($!)
 done
+rc=0
+for i in "${!pids[@]}"; do
+	wait "${pids[i]}" || rc=1
+	cat "$tmp/$i.out"
+	cat "$tmp/$i.err" >&2
+done
+[ "$rc" = 0 ] || { echo "report: a folder failed (its output above)" >&2; exit 1; }
 # The threshold study's tables, from its results.tsv.xz and learning.tsv.xz
 # (the simulation itself is experiments/threshold_study.py, ~15 min).
 [ -e experiments/results/thresholds/results.tsv.xz ] &&
