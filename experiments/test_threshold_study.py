@@ -11,6 +11,7 @@ import tempfile
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tabfile  # noqa: E402
 import threshold_study as T  # noqa: E402
 
 R = 12.5e6
@@ -298,9 +299,12 @@ def test_threshold_tables_regenerate_from_results_xz(tmp_path):
     shutil.copy(os.path.join(src, "params.json"), tmp_path)
     shutil.copy(os.path.join(src, "results.tsv.xz"), tmp_path)
     threshold_tables.write(str(tmp_path), *threshold_tables.load_rows(str(tmp_path)))
-    for f in ("tables.md", "summary.md"):
-        with open(os.path.join(src, f)) as a, open(tmp_path / f) as b:
-            assert a.read() == b.read()
+    # summary.md is committed (docs include it); tables.md, every table,
+    # is made by report.sh and not committed (the 2 MB cap): it holds the
+    # summary's rows too.
+    with open(os.path.join(src, "summary.md")) as a, open(tmp_path / "summary.md") as b:
+        assert a.read() == b.read()
+    assert (tmp_path / "tables.md").read_text().count("\n| ") > 100
     text = lzma.open(tmp_path / "results.tsv.xz", "rt").read()
     header, *lines = text.splitlines()
     cols = header.split("\t")
@@ -425,11 +429,11 @@ def test_pias_dp_is_the_exhaustive_search():
 
 
 def test_pias_dp_gives_the_committed_searched_thresholds(sim):
-    # The study's pias/pias-sd rows (thresholds.tsv, found by the exhaustive
+    # The study's pias/pias-sd rows (thresholds.tsv.xz, found by the exhaustive
     # search) again, on the same training histograms.
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "thresholds")
     ref = {}
-    with open(os.path.join(src, "thresholds.tsv")) as f:
+    with tabfile.open_text(os.path.join(src, "thresholds.tsv.xz")) as f:
         next(f)
         for line in f:
             d, l, r, n, fl, ra, t = line.rstrip("\n").split("\t")

@@ -10,7 +10,7 @@ rules: computes thresholds by every rule from a training histogram of each
 workload (bucketed as srff_nf/sizes.h buckets), simulates them on one
 bottleneck link (threshold_sim.c's header has the model) and writes
 DIR/results.tsv.xz (one row per configuration, mean over the seeds),
-DIR/thresholds.tsv, DIR/params.json, DIR/tables.md and DIR/summary.md
+DIR/thresholds.tsv.xz, DIR/params.json, DIR/tables.md and DIR/summary.md
 (threshold_tables.py makes both again from the first three). ~7 min.
 
 learning: the rules that learn (issue 32), side by side with the shipped
@@ -924,10 +924,10 @@ def rules_study(args, exe):
                          **{k + "_se": v[1] for k, v in m.items() if k in ("sd_all", "fct_small",
                                                                               "p99_small_fct")}))
     write_tsv(os.path.join(args.out, "results.tsv.xz"), rows)
-    with open(os.path.join(args.out, "thresholds.tsv"), "w") as f:
-        f.write("workload\tload\trule\tbands\tfloor\tratio\tthresholds\n")
-        for (d, load, rule, n, floor, ratio), t in sorted(thr.items()):
-            f.write(f"{d}\t{load}\t{rule}\t{n}\t{floor}\t{ratio}\t{','.join(map(str, t))}\n")
+    tabfile.write(os.path.join(args.out, "thresholds.tsv.xz"),
+                  "workload\tload\trule\tbands\tfloor\tratio\tthresholds\n" +
+                  "".join(f"{d}\t{load}\t{rule}\t{n}\t{floor}\t{ratio}\t{','.join(map(str, t))}\n"
+                          for (d, load, rule, n, floor, ratio), t in sorted(thr.items())))
     params = dict(rate_bytes_per_s=RATE, small=SMALL, big=BIG, skb=skbs, warm=WARM, meas=meas,
                   mtu_meas=meas if args.quick else MTU_MEAS, mtu_seeds=1, default_floor=f0, default_ratio=r0,
                   eval_seeds=list(seeds), train_seed=TRAIN_SEED, train_samples=TRAIN_SAMPLES,
