@@ -558,10 +558,13 @@ for r in $(seq 1 "$ROUNDS"); do
 				printf '}\n'
 			} > "$OUT/srff/$run.json"
 			policy_off
-			say "  $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
-print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late" % (
- d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"]))' \
-				"$OUT/requests/$run.load.json")"
+			say "  $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=json.load(open(sys.argv[2]))
+rto = s["tcp_after"]["TCPTimeouts"] - s["tcp_before"]["TCPTimeouts"]
+whose = ", ".join("%s %d" % kv for kv in s.get("rto", {}).items())
+print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late; %d RTOs%s" % (
+ d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"],
+ rto, " (%s)" % whose if whose else ""))' \
+				"$OUT/requests/$run.load.json" "$OUT/srff/$run.json")"
 		done
 	done
 done

@@ -10,14 +10,24 @@
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp -d)
+# holds FILTER FILE: jq's verdict on FILE (inside check, whose "# ok"
+# line must not go where jq's output goes).
+holds() { jq -e "$1" "$2" >/dev/null; }
 V=srff-prio-fq+idle-reset=25ms
 WEB_POLICIES="$V fifo" WEB_SRFF_SET="idle-reset 200ms" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
 	run "$TOP/experiments/openloop-guest.sh" "$out" 1 5 || fail "openloop-guest.sh"
 for p in fifo "$V"; do
 	l=$out/requests/$p@0.5-1.load.json
 	check "$p: arrivals completed, none failed ($(jq -c '[.arrivals, .completed, .failed]' "$l"))" \
-		jq -e '.arrivals > 0 and .completed > 0 and .failed == 0' "$l" >/dev/null
-	check "$p: the bulk client got data" jq -e '.bulk_load > 0' "$l" >/dev/null
+		holds '.arrivals > 0 and .completed > 0 and .failed == 0' "$l"
+	check "$p: the bulk client got data" holds '.bulk_load > 0' "$l"
+	check "$p: its connections' ports named ($(jq -c .bulk_ports "$l"))" \
+		holds '.bulk_ports | length > 0' "$l"
+	# The kprobes on tcp_enter_loss and tcp_syn_ack_timeout were set up
+	# (Debian's kernels have CONFIG_KPROBE_EVENTS): each run says whose
+	# its timeouts were, if it had any.
+	check "$p: whose the timeouts were, recorded ($(jq -c .rto "$out/srff/$p@0.5-1.json"))" \
+		holds '.rto | type == "object"' "$out/srff/$p@0.5-1.json"
 done
 run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
 run $PY "$TOP/experiments/qlog.py" table "$out" || fail "qlog.py table"
@@ -34,15 +44,15 @@ check "$V: band 0 sent ($(sent "$V" 101:) B)" test "$(sent "$V" 101:)" -gt 0
 check "$V: band 2 sent ($(sent "$V" 103:) B)" test "$(sent "$V" 103:)" -gt 0
 check "fifo: the pfifo 10: held the queue ($(sent fifo 10:) B)" test "$(sent fifo 10:)" -gt 0
 check "srff's state recorded, thresholds auto" \
-	jq -e '.show.auto_thresholds == true' "$out/srff/$V@0.5-1.json" >/dev/null
+	holds '.show.auto_thresholds == true' "$out/srff/$V@0.5-1.json"
 ir() { jq .show.idle_reset_ms "$out/srff/$1@0.5-1.json"; }
 check "$V ran with idle-reset 25 ms ($(ir "$V"))" test "$(ir "$V")" = 25
 check "fifo, after it, with the boot's 200 ms again ($(ir fifo))" test "$(ir fifo)" = 200
 check "meta.json records WEB_SRFF_SET" \
-	jq -e '.params.srff_set == "idle-reset 200ms"' "$out/meta.json" >/dev/null
+	holds '.params.srff_set == "idle-reset 200ms"' "$out/meta.json"
 check "meta.json names the module's hash" \
-	jq -e '.srff_ko.sha256 | length == 64' "$out/meta.json" >/dev/null
+	holds '.srff_ko.sha256 | length == 64' "$out/meta.json"
 check "idle RTT measured (20 ms netem)" \
-	jq -e '.params.rtt_idle_s > 0.015 and .params.rtt_idle_s < 1' "$out/meta.json" >/dev/null
+	holds '.params.rtt_idle_s > 0.015 and .params.rtt_idle_s < 1' "$out/meta.json"
 rm -rf "$out"
 exit $ksft_pass
