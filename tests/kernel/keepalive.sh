@@ -194,8 +194,12 @@ mptcp|mptcp2)
 		total=$(srffctl -j flows port 5004 | jq '[.[].bytes] | add // 0')
 		check "the two subflows' counts add up to the 2 MB ($total), never reset mid-transfer" \
 			test "$total" -ge 2000000
-		check "  both subflows carried data" \
-			test "$(srffctl -j flows port 5004 | jq '[.[] | select(.bytes > 100000)] | length')" = 2
+		# How the MPTCP scheduler splits the 2 MB varies from run to run
+		# in this emulated guest: the slow subflow carried 52 kB in one
+		# CI run, 431 kB in an earlier one. Data on both (tens of
+		# segments, not a handshake's bytes) is what the test needs.
+		check "  both subflows carried data (10 kB or more each)" \
+			test "$(srffctl -j flows port 5004 | jq '[.[] | select(.bytes >= 10000)] | length')" = 2
 	fi
 	if [ "$mode" = mptcp ]; then
 		log "flow: $(srffctl -j flows port 5004 | jq -c '.[] | {bytes, band, idle_ms}')"
