@@ -59,7 +59,7 @@ trap 'rm -rf "$tmp"' EXIT
 pids=()
 for run in "$@"; do
 	while [ "$(jobs -rp | wc -l)" -ge "${REPORT_JOBS:-$(nproc)}" ]; do wait -n || true; done
-	( set -e; report_one "${run%/}" ) >"$tmp/${#pids[@]}.out" 2>"$tmp/${#pids[@]}.err" &
+	report_one "${run%/}" >"$tmp/${#pids[@]}.out" 2>"$tmp/${#pids[@]}.err" &
 	pids+=($!)
 done
 rc=0

@@ -42,7 +42,8 @@ COUNTERS = ("TCPTimeouts", "RetransSegs", "TCPLossProbes")
 RUN = re.compile(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-(?P<round>\d+)$")
 # The defaults issue's size bins, for whose RTOs they were.
 EDGES = [1e4, 1e5, 1e6]
-WHOSE = ["bulk"] + bin_label(EDGES) + ["SYN-ACK", "unknown"]
+BINS = bin_label(EDGES)
+WHOSE = ["bulk"] + BINS + ["SYN-ACK", "unknown"]
 EVENT = re.compile(r"\s(?P<t>\d+\.\d+): (?P<ev>rto|synack_rto): .*\blport=(?P<lport>\d+) "
                    r"rport=(?P<rport>\d+)")
 
@@ -71,7 +72,6 @@ def attribute(events, rows, bulk_ports):
         if r.get("kind") != "bulk" and "port" in r:
             by_port.setdefault(r["port"], []).append(r)
     bulk = set(bulk_ports) | {r["port"] for r in rows if r.get("kind") == "bulk" and "port" in r}
-    labels = bin_label(EDGES)
     out = {}
     for t, ev, port in events:
         if ev == "synack_rto":
@@ -80,7 +80,7 @@ def attribute(events, rows, bulk_ports):
             who = "bulk"
         else:
             cand = [r for r in by_port.get(port, []) if r["start"] <= t]
-            who = (labels[size_bin(max(cand, key=lambda r: r["start"])["bytes"], EDGES)]
+            who = (BINS[size_bin(max(cand, key=lambda r: r["start"])["bytes"], EDGES)]
                    if cand else "unknown")
         out[who] = out.get(who, 0) + 1
     return {k: out[k] for k in WHOSE if k in out}
@@ -118,6 +118,14 @@ def load_runs(run_dir):
     return runs
 
 
+def policy_rank(order, seen):
+    """{policy: its place}: order's policies first, then the others as
+    first seen."""
+    names = list(order or [])
+    names += [p for p in seen if p not in names]
+    return {p: i for i, p in enumerate(names)}
+
+
 def summarise(runs, order=None):
     """[(policy, load, counter, n, mean, lo, hi)] in policy order (order, or
     first seen), then load."""
@@ -133,9 +141,7 @@ def summarise(runs, order=None):
         for c in COUNTERS:
             grew = r["tcp_after"][c] - r["tcp_before"][c]
             cells.setdefault(key + (c,), []).append(grew)
-    names = list(order or [])
-    names += [p for p in seen if p not in names]
-    rank = {p: i for i, p in enumerate(names)}
+    rank = policy_rank(order, seen)
     out = []
     for (p, ld, c), v in sorted(cells.items(),
                                 key=lambda kv: (rank[kv[0][0]], kv[0][1],
@@ -155,8 +161,7 @@ def summarise_whose(runs, order=None):
         if m["policy"] not in seen:
             seen.append(m["policy"])
         cells.setdefault((m["policy"], float(m["load"])), []).append(r["rto"])
-    names = list(order or []) + [p for p in seen if p not in (order or [])]
-    rank = {p: i for i, p in enumerate(names)}
+    rank = policy_rank(order, seen)
     out = []
     for (p, ld), v in sorted(cells.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
         out.append((p, ld, len(v), {w: sum(x.get(w, 0) for x in v) / len(v) for w in WHOSE}))
