@@ -414,15 +414,21 @@ qlog_start() {
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
 # tcp_counters: the server namespace's TCP retransmission counters, as
-# JSON (experiments/tcpstats.py tabulates their growth per run).
+# JSON (experiments/tcpstats.py tabulates their growth per run). A timeout
+# the sender later finds spurious (the original segment had only waited:
+# F-RTO, or the timestamps of tcp_may_undo) is undone, and TcpExt
+# TCPLossUndo counts it (6.1's tcp_input.c, tcp_try_undo_loss and
+# tcp_try_undo_recovery in the Loss state), TCPSpuriousRTOs those F-RTO found.
 tcp_counters() {
 	ip netns exec "$SRV" awk '
 		$1 == "TcpExt:" || $1 == "Tcp:" {
 			if (!(($1) in head)) { head[$1] = 1; for (i = 2; i <= NF; i++) name[$1, i] = $i }
 			else for (i = 2; i <= NF; i++) v[name[$1, i]] = $i
 		}
-		END { printf "{\"TCPTimeouts\":%d,\"RetransSegs\":%d,\"TCPLossProbes\":%d}",
-			v["TCPTimeouts"], v["RetransSegs"], v["TCPLossProbes"] }' /proc/net/netstat /proc/net/snmp
+		END { printf "{\"TCPTimeouts\":%d,\"RetransSegs\":%d,\"TCPLossProbes\":%d," \
+				"\"TCPLossUndo\":%d,\"TCPSpuriousRTOs\":%d}",
+			v["TCPTimeouts"], v["RetransSegs"], v["TCPLossProbes"],
+			v["TCPLossUndo"], v["TCPSpuriousRTOs"] }' /proc/net/netstat /proc/net/snmp
 }
 
 # Which connections timed out: kprobes on tcp_enter_loss (a retransmission
@@ -559,11 +565,11 @@ for r in $(seq 1 "$ROUNDS"); do
 			} > "$OUT/srff/$run.json"
 			policy_off
 			say "  $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=json.load(open(sys.argv[2]))
-rto = s["tcp_after"]["TCPTimeouts"] - s["tcp_before"]["TCPTimeouts"]
+grew = lambda c: s["tcp_after"].get(c, 0) - s["tcp_before"].get(c, 0)
 whose = ", ".join("%s %d" % kv for kv in s.get("rto", {}).items())
-print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late; %d RTOs%s" % (
+print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late; %d RTOs, %d undone%s" % (
  d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"],
- rto, " (%s)" % whose if whose else ""))' \
+ grew("TCPTimeouts"), grew("TCPLossUndo"), " (%s)" % whose if whose else ""))' \
 				"$OUT/requests/$run.load.json" "$OUT/srff/$run.json")"
 		done
 	done

@@ -15,6 +15,10 @@ writes no file.
 
 A timeout is the guard rail of the defaults issue: a bulk download that
 sits behind responses long enough times out and restarts from one segment.
+Unless it was spurious: a segment that only waited in a queue longer than
+the RTO is acknowledged after the timeout, and the sender undoes it
+(cwnd restored; TcpExt TCPLossUndo, and TCPSpuriousRTOs where F-RTO found
+it). Where the runs recorded those, the table says how many were undone.
 The counters are the whole namespace's (every response and the bulk
 downloads), not one socket's: where the run also recorded "rto" (the
 guest's kprobes on tcp_enter_loss and tcp_syn_ack_timeout, one event per
@@ -39,11 +43,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fct import bin_label, size_bin  # noqa: E402
 
 COUNTERS = ("TCPTimeouts", "RetransSegs", "TCPLossProbes")
+# Recorded by later runs: timeouts the sender undid (found spurious: the
+# original segment had only waited), and those of them F-RTO found.
+UNDO = ("TCPLossUndo", "TCPSpuriousRTOs")
 RUN = re.compile(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-(?P<round>\d+)$")
 # The defaults issue's size bins, for whose RTOs they were.
 EDGES = [1e4, 1e5, 1e6]
 BINS = bin_label(EDGES)
 WHOSE = ["bulk"] + BINS + ["SYN-ACK", "unknown"]
+# How many connections the timeouts were on (a connection whose segment
+# waits past one RTO backs off and may time out again and again).
+CONNS = "connections"
 EVENT = re.compile(r"\s(?P<t>\d+\.\d+): (?P<ev>rto|synack_rto): .*\blport=(?P<lport>\d+) "
                    r"rport=(?P<rport>\d+)")
 
@@ -61,7 +71,8 @@ def parse_events(text):
 
 
 def attribute(events, rows, bulk_ports):
-    """{whose: count} (WHOSE's keys that occurred) for events: a SYN-ACK's
+    """{whose: count} (WHOSE's keys that occurred, and CONNS: on how many
+    distinct connections, a SYN-ACK's counted apart) for events: a SYN-ACK's
     timeout is the SYN-ACK's; a connection's is the bulk download's when
     its port is in bulk_ports, else the response on that port whose
     request had started by then (the latest such: a kept-alive connection
@@ -72,8 +83,9 @@ def attribute(events, rows, bulk_ports):
         if r.get("kind") != "bulk" and "port" in r:
             by_port.setdefault(r["port"], []).append(r)
     bulk = set(bulk_ports) | {r["port"] for r in rows if r.get("kind") == "bulk" and "port" in r}
-    out = {}
+    out, conns = {}, set()
     for t, ev, port in events:
+        conns.add((ev, port))
         if ev == "synack_rto":
             who = "SYN-ACK"
         elif port in bulk:
@@ -83,7 +95,9 @@ def attribute(events, rows, bulk_ports):
             who = (BINS[size_bin(max(cand, key=lambda r: r["start"])["bytes"], EDGES)]
                    if cand else "unknown")
         out[who] = out.get(who, 0) + 1
-    return {k: out[k] for k in WHOSE if k in out}
+    res = {k: out[k] for k in WHOSE if k in out}
+    res[CONNS] = len(conns)
+    return res
 
 
 def attribute_files(trace, requests):
@@ -138,14 +152,16 @@ def summarise(runs, order=None):
         key = (m["policy"], float(m["load"]))
         if m["policy"] not in seen:
             seen.append(m["policy"])
-        for c in COUNTERS:
-            grew = r["tcp_after"][c] - r["tcp_before"][c]
-            cells.setdefault(key + (c,), []).append(grew)
+        for c in COUNTERS + UNDO:
+            if c in r["tcp_before"] and c in r["tcp_after"]:
+                grew = r["tcp_after"][c] - r["tcp_before"][c]
+                cells.setdefault(key + (c,), []).append(grew)
     rank = policy_rank(order, seen)
     out = []
+    names = COUNTERS + UNDO
     for (p, ld, c), v in sorted(cells.items(),
                                 key=lambda kv: (rank[kv[0][0]], kv[0][1],
-                                                COUNTERS.index(kv[0][2]))):
+                                                names.index(kv[0][2]))):
         out.append((p, ld, c, len(v), sum(v) / len(v), min(v), max(v)))
     return out
 
@@ -164,19 +180,21 @@ def summarise_whose(runs, order=None):
     rank = policy_rank(order, seen)
     out = []
     for (p, ld), v in sorted(cells.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
-        out.append((p, ld, len(v), {w: sum(x.get(w, 0) for x in v) / len(v) for w in WHOSE}))
+        keys = WHOSE + ([CONNS] if all(CONNS in x for x in v) else [])
+        out.append((p, ld, len(v), {w: sum(x.get(w, 0) for x in v) / len(v) for w in keys}))
     return out
 
 
 def table_whose(rows):
     if not rows:
         return ""
+    cols = WHOSE + ([CONNS] if all(CONNS in m for *_, m in rows) else [])
     lines = ["", "Whose the timeouts were (kprobes on tcp_enter_loss and tcp_syn_ack_timeout, "
              "server port 80): mean a run.", "",
-             "| policy | load | runs | " + " | ".join(WHOSE) + " |",
-             "|---|---|---:|" + "---:|" * len(WHOSE)]
+             "| policy | load | runs | " + " | ".join(cols) + " |",
+             "|---|---|---:|" + "---:|" * len(cols)]
     for p, ld, n, m in rows:
-        lines.append("| %s | %g | %d | %s |" % (p, ld, n, " | ".join("%.1f" % m[w] for w in WHOSE)))
+        lines.append("| %s | %g | %d | %s |" % (p, ld, n, " | ".join("%.1f" % m[w] for w in cols)))
     return "\n".join(lines) + "\n"
 
 
@@ -186,13 +204,19 @@ def table(rows):
     by = {}
     for p, ld, c, n, mean, lo, hi in rows:
         by.setdefault((p, ld), {})[c] = (n, mean, lo, hi)
+    # The undo columns only where every cell has them (runs recorded
+    # before them keep their table as it was).
+    undo = all(all(c in cs and cs[c][0] == cs["TCPTimeouts"][0] for c in UNDO)
+               for cs in by.values())
+    cols = COUNTERS + (UNDO if undo else ())
+    head = "| policy | load | runs | RTOs (TCPTimeouts) | segments retransmitted | loss probes |"
+    if undo:
+        head += " RTOs undone (TCPLossUndo) | of them by F-RTO (TCPSpuriousRTOs) |"
     lines = ["Growth per run of the server namespace's TCP counters: mean [smallest, largest] "
-             "over rounds.", "",
-             "| policy | load | runs | RTOs (TCPTimeouts) | segments retransmitted | loss probes |",
-             "|---|---|---:|---|---|---|"]
+             "over rounds.", "", head, "|---|---|---:|" + "---|" * len(cols)]
     for (p, ld), cs in by.items():
-        n = next(iter(cs.values()))[0]
-        cell = ["%.1f [%d, %d]" % cs[c][1:] for c in COUNTERS]
+        n = cs["TCPTimeouts"][0]
+        cell = ["%.1f [%d, %d]" % cs[c][1:] for c in cols]
         lines.append("| %s | %g | %d | %s |" % (p, ld, n, " | ".join(cell)))
     return "\n".join(lines) + "\n"
 

@@ -95,7 +95,43 @@ def test_attribution_by_port_and_time(tmp_path, capsys):
     tcpstats.main(["--attribute", str(tr), str(req)])
     got = json.loads(capsys.readouterr().out)
     # 43000 is on no row: a response that did not finish.
-    assert got == {"bulk": 1, "100 KB - 1 MB": 1, "SYN-ACK": 1, "unknown": 1}
+    assert got == {"bulk": 1, "100 KB - 1 MB": 1, "SYN-ACK": 1, "unknown": 1, "connections": 4}
+
+
+def test_backoffs_on_one_connection_count_once_as_connections():
+    # A download timing out three times (backing off), a response once, and
+    # a SYN-ACK on a port a data connection also used: three connections.
+    ev = [(1.0, "rto", 5), (1.4, "rto", 5), (2.2, "rto", 5), (2.5, "rto", 6),
+          (3.0, "synack_rto", 6)]
+    got = tcpstats.attribute(ev, [], [5])
+    assert got == {"bulk": 3, "unknown": 1, "SYN-ACK": 1, "connections": 3}
+
+
+def test_undone_timeouts_tabled_where_recorded(tmp_path, capsys):
+    def full(t, u, s):
+        return dict(counters(t, 0, 0), TCPLossUndo=u, TCPSpuriousRTOs=s)
+    runs = {
+        "srff-htb-8@0.8-1": {"tcp_before": full(0, 0, 0), "tcp_after": full(10, 8, 6),
+                             "rto": {">= 1 MB": 10, "connections": 2}},
+        "srff-htb-8@0.8-2": {"tcp_before": full(10, 8, 6), "tcp_after": full(14, 10, 6),
+                             "rto": {"bulk": 4, "connections": 1}},
+    }
+    write_runs(tmp_path, runs)
+    tcpstats.main([str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "RTOs undone (TCPLossUndo) | of them by F-RTO (TCPSpuriousRTOs) |" in out
+    assert ("| srff-htb-8 | 0.8 | 2 | 7.0 [4, 10] | 0.0 [0, 0] | 0.0 [0, 0] | 5.0 [2, 8] "
+            "| 3.0 [0, 6] |") in out
+    assert "| connections |" in out
+    assert "| srff-htb-8 | 0.8 | 2 | 2.0 | 0.0 | 0.0 | 0.0 | 5.0 | 0.0 | 0.0 | 1.5 |" in out
+    # One run without them (recorded before): no undo column for anyone.
+    runs["fq_codel@0.8-1"] = {"tcp_before": counters(0, 0, 0), "tcp_after": counters(1, 0, 0),
+                              "rto": {"bulk": 1}}
+    write_runs(tmp_path, runs)
+    tcpstats.main([str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "TCPLossUndo" not in out and "| connections |" not in out
+    assert "| srff-htb-8 | 0.8 | 2 | 7.0 [4, 10] | 0.0 [0, 0] | 0.0 [0, 0] |\n" in out
 
 
 def test_whose_table(tmp_path, capsys):
