@@ -48,10 +48,10 @@
 #   fq_codel      tbf + fq_codel (Debian's default qdisc)
 #   fq            tbf + sch_fq (no bands on 6.1)
 #   cake          cake bandwidth WEB_RATE (its own shaper, no tbf)
-#   nft           nftables `ct reply bytes` thresholds (srff's initial
-#                 16 KiB, 128 KiB) setting `meta priority`, over the
-#                 recommended setup (ets): what a sysadmin writes today
-#                 without srff
+#   nft           nftables `ct reply bytes` thresholds (srff's first two
+#                 as they are when the run starts: learnt, or 16 KiB and
+#                 128 KiB) setting `meta priority`, over the recommended
+#                 setup (ets): what a sysadmin writes today without srff
 #   srff-pfifo    srff over tbf + prio with pfifo leaves (`shaped`)
 #   srff-prio-fq  srff over tbf + prio with fq_codel leaves
 #   srff-ets      srff over tbf + ETS (band 0 strict, 3:1, fq_codel leaves):
@@ -353,14 +353,19 @@ policy_on() {
 	cake) tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$RATE" ;;
 	nft)
 		setup ets
+		# The thresholds srff uses now (learnt, or its initial ones):
+		# the baseline is matched to srff, not to a guess.
+		local t
+		t=($("$CTL" -n "$SRV" -j show | jq -r '.thresholds[0:2] | "\(.[0]) \(.[1])"'))
+		[ "${#t[@]}" = 2 ] || { say "nft: srff's thresholds unreadable"; exit 2; }
 		# After srff's hook (NAT_SRC + 1): its neutral 0 is overwritten.
-		ip netns exec "$SRV" nft -f - <<-'EOF'
+		ip netns exec "$SRV" nft -f - <<-EOF
 		table inet srffexp {
 			chain post {
 				type filter hook postrouting priority srcnat + 2; policy accept;
-				ct direction reply ct reply bytes < 16384 meta priority set 10:1
-				ct direction reply ct reply bytes >= 16384 ct reply bytes < 131072 meta priority set 10:2
-				ct direction reply ct reply bytes >= 131072 meta priority set 10:3
+				ct direction reply ct reply bytes < ${t[0]} meta priority set 10:1
+				ct direction reply ct reply bytes >= ${t[0]} ct reply bytes < ${t[1]} meta priority set 10:2
+				ct direction reply ct reply bytes >= ${t[1]} meta priority set 10:3
 			}
 		}
 		EOF
