@@ -76,7 +76,11 @@
 #                 with 8 bands: htb classes each assured 1/80 of WEB_RATE,
 #                 the rest borrowed in band order (near-strict), fq_codel
 #                 in every band; not among the defaults. srff-htbA-8: the
-#                 bands assured A % of WEB_RATE together (A/8 % each)
+#                 bands assured A % of WEB_RATE together (A/8 % each).
+#                 srff-htb-8-lax, srff-htbA-8-lax: CoDel in bands 1-7 at
+#                 target 50 ms, interval 500 ms (such a band waits behind
+#                 the bands above it: does CoDel's dropping there cost the
+#                 timeouts and the stalls?)
 #   srff-prio-fq-16, srff-ets-16  srff with 16 bands (fixed thresholds
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
@@ -381,10 +385,17 @@ policy_on() {
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
-	srff-htb-8|srff-htb[1-9]-8|srff-htb[1-9][0-9]-8)
+	srff-htb-8|srff-htb[1-9]-8|srff-htb[1-9][0-9]-8|srff-htb-8-lax|srff-htb[1-9]-8-lax|srff-htb[1-9][0-9]-8-lax)
 		[ "$BOTTLENECK" = local ] || { say "$1 shapes: WEB_BOTTLENECK=local only"; exit 2; }
-		a=${1#srff-htb}; a=${a%-8}
+		a=${1%%+*}; a=${a%-lax}; a=${a#srff-htb}; a=${a%-8}
 		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} setup htb 8
+		if [[ ${1%%+*} == *-lax ]]; then
+			local b
+			for b in 2 3 4 5 6 7 8; do
+				tc -n "$SRV" qdisc change dev s0 parent 10:$b handle 10$b: \
+					fq_codel target 50ms interval 500ms
+			done
+		fi
 		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;
