@@ -145,6 +145,7 @@ def summarise(runs, order=None):
     first seen), then load."""
     cells = {}
     seen = []
+    names = COUNTERS + UNDO
     for name, r in runs.items():
         m = RUN.match(name)
         if not m or "tcp_before" not in r or "tcp_after" not in r:
@@ -152,13 +153,12 @@ def summarise(runs, order=None):
         key = (m["policy"], float(m["load"]))
         if m["policy"] not in seen:
             seen.append(m["policy"])
-        for c in COUNTERS + UNDO:
+        for c in names:
             if c in r["tcp_before"] and c in r["tcp_after"]:
                 grew = r["tcp_after"][c] - r["tcp_before"][c]
                 cells.setdefault(key + (c,), []).append(grew)
     rank = policy_rank(order, seen)
     out = []
-    names = COUNTERS + UNDO
     for (p, ld, c), v in sorted(cells.items(),
                                 key=lambda kv: (rank[kv[0][0]], kv[0][1],
                                                 names.index(kv[0][2]))):
