@@ -30,7 +30,8 @@ downloads', a response's by its size, or a SYN-ACK's.
 (in the guest, after each run) reads those events from TRACE (tracefs
 text) and prints, as JSON, whose each was: the client's port names the
 connection, REQUESTS.jsonl's rows the response on it (by time, for a
-kept-alive connection), REQUESTS.load.json's bulk_ports the downloads.
+kept-alive connection), REQUESTS.load.json's bulk_conns the downloads
+(their ports and starts; an older file's bulk_ports, ports alone).
 """
 import argparse
 import gzip
@@ -70,30 +71,35 @@ def parse_events(text):
     return out
 
 
-def attribute(events, rows, bulk_ports):
+def attribute(events, rows, bulk_ports, bulk_conns=()):
     """{whose: count} (WHOSE's keys that occurred, and CONNS: on how many
     distinct connections, a SYN-ACK's counted apart) for events: a SYN-ACK's
-    timeout is the SYN-ACK's; a connection's is the bulk download's when
-    its port is in bulk_ports, else the response on that port whose
-    request had started by then (the latest such: a kept-alive connection
-    carries several), by its size; else unknown (a response that did not
-    finish)."""
-    by_port = {}
+    timeout is the SYN-ACK's; a connection's is that of the latest
+    connection on its port to have started by then (a port is reused once
+    its connection is gone; a kept-alive connection carries several
+    responses): a bulk download's (bulk_conns: [port, start]; rows of kind
+    bulk), or a response's, by its size; a port in bulk_ports alone (an
+    older file, no starts) is the bulk's whenever no response on it had
+    started; else unknown (a response that did not finish)."""
+    uses = {}  # port: [(start, whose)]
     for r in rows:
-        if r.get("kind") != "bulk" and "port" in r:
-            by_port.setdefault(r["port"], []).append(r)
-    bulk = set(bulk_ports) | {r["port"] for r in rows if r.get("kind") == "bulk" and "port" in r}
+        if "port" in r:
+            uses.setdefault(r["port"], []).append(
+                (r["start"], "bulk" if r.get("kind") == "bulk"
+                 else BINS[size_bin(r["bytes"], EDGES)]))
+    for port, start in bulk_conns:
+        uses.setdefault(port, []).append((start, "bulk"))
+    for port in set(bulk_ports) - {p for p, _ in bulk_conns}:
+        uses.setdefault(port, []).append((float("-inf"), "bulk"))
     out, conns = {}, set()
     for t, ev, port in events:
-        conns.add((ev, port))
         if ev == "synack_rto":
-            who = "SYN-ACK"
-        elif port in bulk:
-            who = "bulk"
+            who, conn = "SYN-ACK", (ev, port)
         else:
-            cand = [r for r in by_port.get(port, []) if r["start"] <= t]
-            who = (BINS[size_bin(max(cand, key=lambda r: r["start"])["bytes"], EDGES)]
-                   if cand else "unknown")
+            cand = [u for u in uses.get(port, []) if u[0] <= t]
+            use = max(cand) if cand else (None, "unknown")
+            who, conn = use[1], (ev, port, use[0])
+        conns.add(conn)
         out[who] = out.get(who, 0) + 1
     res = {k: out[k] for k in WHOSE if k in out}
     res[CONNS] = len(conns)
@@ -109,11 +115,11 @@ def attribute_files(trace, requests):
             if line.strip():
                 rows.append(json.loads(line))
     base = requests[:-len(".jsonl")] if requests.endswith(".jsonl") else requests
-    bulk_ports = []
+    s = {}
     if os.path.exists(base + ".load.json"):
         with open(base + ".load.json") as f:
-            bulk_ports = json.load(f).get("bulk_ports", [])
-    return attribute(events, rows, bulk_ports)
+            s = json.load(f)
+    return attribute(events, rows, s.get("bulk_ports", []), s.get("bulk_conns", []))
 
 
 def load_runs(run_dir):

@@ -107,6 +107,19 @@ def test_backoffs_on_one_connection_count_once_as_connections():
     assert got == {"bulk": 3, "unknown": 1, "SYN-ACK": 1, "connections": 3}
 
 
+def test_a_reused_port_is_whoever_started_on_it_last():
+    # Port 7 carried a download from 1.0 (in bulk_conns: it never
+    # finished), then, from 5.0, a 50 KB response; port 8 a response, then
+    # a download. Each timeout is the latest connection's on its port.
+    rows = [{"kind": "short", "port": 7, "bytes": 50000, "start": 5.0, "end": 6.0},
+            {"kind": "short", "port": 8, "bytes": 2000000, "start": 1.0, "end": 2.0}]
+    ev = [(2.0, "rto", 7), (5.5, "rto", 7), (1.5, "rto", 8), (3.5, "rto", 8), (0.5, "rto", 8)]
+    got = tcpstats.attribute(ev, rows, [7, 8], [[7, 1.0], [8, 3.0]])
+    # 0.5 on port 8: before anything started there. Four connections (7
+    # twice, 8 twice) and the unknown one.
+    assert got == {"bulk": 2, "10 KB - 100 KB": 1, ">= 1 MB": 1, "unknown": 1, "connections": 5}
+
+
 def test_undone_timeouts_tabled_where_recorded(tmp_path, capsys):
     def full(t, u, s):
         return dict(counters(t, 0, 0), TCPLossUndo=u, TCPSpuriousRTOs=s)

@@ -140,14 +140,14 @@ class Log:
             self.closed = True
 
 
-def get(conn, path, headers, want, status, bulk=False, counter=None, ports=None):
-    """One request on conn; the response's row (without its kind). ports, a
-    list, gets the connection's local port as soon as it has one."""
+def get(conn, path, headers, want, status, bulk=False, counter=None, conns=None):
+    """One request on conn; the response's row (without its kind). conns, a
+    list, gets [local port, start] as soon as the connection has a port."""
     start = time.monotonic()
     conn.request("GET", path, headers=headers)
     port = conn.sock.getsockname()[1]
-    if ports is not None:
-        ports.append(port)
+    if conns is not None:
+        conns.append([port, start])
     resp = conn.getresponse()
     row = {"path": path}
     if bulk:
@@ -170,7 +170,7 @@ class Client(threading.Thread):
         self.kind, self.host, self.port, self.files = kind, host, port, files
         self.deadline, self.rng, self.think = deadline, random.Random(seed), think
         self.log, self.counter = log, counter
-        self.ports = []  # every connection's local port, finished or not
+        self.conns = []  # every connection's [local port, start], finished or not
 
     def run(self):
         conn = None
@@ -183,7 +183,7 @@ class Client(threading.Thread):
                 if conn is None:
                     c = http.client.HTTPConnection(self.host, self.port, timeout=120)
                     row = get(c, path, {"Connection": "close"}, size, (200,),
-                              self.kind == "bulk", self.counter, self.ports)
+                              self.kind == "bulk", self.counter, self.conns)
                     c.close()
                 else:
                     row = get(conn, path, {}, size, (200,))
@@ -371,8 +371,11 @@ def open_loop(a, files, bulk, log):
     log.close()
     s = summary(a, lam, mean, plan, ol, dispatch_late, bulk_counter, t0)
     s["bulk_unfinished"] = sum(1 for c in clients if c.is_alive())
-    # A download still running at the end has no row: its port is here.
-    s["bulk_ports"] = sorted({p for c in clients for p in c.ports})
+    # A download still running at the end has no row: its port and start
+    # are here (a port is reused once its connection is gone: the start
+    # tells whose a timeout on it was).
+    s["bulk_conns"] = sorted(pt for c in clients for pt in c.conns)
+    s["bulk_ports"] = sorted({p for p, _ in s["bulk_conns"]})
     base = a.out[:-len(".jsonl")] if a.out.endswith(".jsonl") else a.out
     with open(base + ".load.json", "w") as f:
         json.dump(s, f, indent=1)

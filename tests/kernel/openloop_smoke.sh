@@ -23,6 +23,8 @@ for p in fifo "$V"; do
 	check "$p: the bulk client got data" holds '.bulk_load > 0' "$l"
 	check "$p: its connections' ports named ($(jq -c .bulk_ports "$l"))" \
 		holds '.bulk_ports | length > 0' "$l"
+	check "  each with its start ($(jq -c .bulk_conns "$l"))" \
+		holds '(.bulk_conns | length > 0) and all(.bulk_conns[]; length == 2)' "$l"
 	# The kprobes on tcp_enter_loss and tcp_syn_ack_timeout were set up
 	# (Debian's kernels have CONFIG_KPROBE_EVENTS): each run says whose
 	# its timeouts were, if it had any.
