@@ -222,6 +222,21 @@ same "dry run mq on 4 TX queues: an ets 11:-14: and 3 fq_codel leaves on each" "
 same "  with 5 bands: the identity priomap, 4 quanta" \
 	"tc qdisc replace dev m0 parent 1:1 handle 11: ets bands 5 strict 1 quanta 40878 13626 4542 1514 priomap 0 1 2 3 4 4 4 4 4 4 4 4 4 4 4 4" \
 	"$(dry mq m0 5 | sed -n 2p)"
+# shaped-mq: mq's tree with a tbf of RATE / 4 between each queue and its ets.
+want="tc qdisc replace dev m0 root handle 1: mq"
+for i in 1 2 3 4; do
+	want+=$'\n'"tc qdisc replace dev m0 parent 1:$i handle 40$i: tbf rate 5000000bit burst 256kb latency 1s"
+	want+=$'\n'"tc qdisc replace dev m0 parent 40$i:1 handle 1$i: ets bands 3 strict 1 quanta 4542 1514 priomap $MAP"
+	for b in 1 2 3; do
+		want+=$'\n'"tc qdisc replace dev m0 parent 1$i:$b handle 10$((i - 1))$b: fq_codel"
+	done
+done
+same "dry run shaped-mq 20mbit on 4 TX queues: a tbf of 5 Mbit/s over each queue's ets" "$want" "$(dry shaped-mq m0 20mbit)"
+same "  the rate in bytes (2.5mbps), 4 bands" \
+	"tc qdisc replace dev m0 parent 401:1 handle 11: ets bands 4 strict 1 quanta 13626 4542 1514 priomap 0 1 2 3 3 3 3 3 3 3 3 3 3 3 3 3" \
+	"$(dry shaped-mq m0 2.5mbps 4 | sed -n 3p)"
+out=$(q --dry-run install shaped-mq m0 2>&1); rc=$?
+check "shaped-mq without a rate: usage error, exit 2 ($rc)" test "$rc" = 2
 # install DEV: the recommended setup for DEV, said.
 out=$(q --dry-run install m0 2>&1)
 same "install m0 (4 TX queues) is install mq m0" "$(dry mq m0)" "$(grep '^tc ' <<<"$out")"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# setups.sh prio-fq|ets|htb|mqprio|mq|fq-bands: srff's bands land where they
+# setups.sh prio-fq|ets|htb|mqprio|mq|shaped-mq|fq-bands: srff's bands land where they
 # should in each of tc-scripts/srff-qdisc's fair setups.
 #
 #   SND [srff, veth0: srff-qdisc install shaped-SETUP veth0 20mbit] ---- RCV
-#       (mqprio, mq: veth0 with 4 TX queues, unshaped: both are root-only)
+#       (mqprio, mq: veth0 with 4 TX queues, unshaped: both are root-only;
+#        shaped-mq: the same 4 queues, each under a tbf of 5 Mbit/s)
 #
 # srff runs with thresholds 100000,1000000 and priorities 6/0/2. A long TCP
 # flow (4 MB) runs; once it is in band 2 a short one (20 kB) runs beside it.
@@ -25,7 +26,9 @@
 #    keeps its assured rate (10 % of the link over 3 bands: 3.3 %).
 #  - mq: an ets on each TX queue; the exact check sums each band over
 #    the queues' ets (the default priomap on every queue: srff's priorities
-#    reach every queue's bands).
+#    reach every queue's bands). shaped-mq: the same with a tbf between each
+#    queue and its ets, so the queues hold the backlog (the experiments'
+#    multiqueue NIC).
 #  - mqprio: the kernel picks the TX queue from skb->priority, and a TCP
 #    socket keeps its queue while it has packets in the host, so the exact
 #    check uses UDP (unconnected: the queue is picked per datagram) and the
@@ -40,7 +43,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-setup=${1:?prio-fq|ets|htb|mqprio|mq|fq-bands}
+setup=${1:?prio-fq|ets|htb|mqprio|mq|shaped-mq|fq-bands}
 Q=$TOP/tc-scripts/srff-qdisc
 SRFF_QDISC_STATE=$(mktemp -d)
 export SRFF_QDISC_STATE
@@ -48,7 +51,7 @@ T1=100000 T2=1000000 LONG=4000000 SHORT=20000
 GSO_MAX=70000		# one GSO skb (64 KiB of payload) with its headers
 
 PAIR_IPV4_ONLY=1	# no MLD or other packets srff did not mark
-case $setup in mqprio|mq) PAIR_TXQUEUES=4 ;; esac
+case $setup in mqprio|mq|shaped-mq) PAIR_TXQUEUES=4 ;; esac
 # Idle reset off: the bands are checked against the thresholds by byte
 # arithmetic, and a pause of the long flow over 100 ms (the debug kernel
 # made one, unshaped under mqprio) would restart its count in band 0.
@@ -74,6 +77,7 @@ mqprio)
 	[ -e /sys/module/sch_mqprio ] || modprobe -q sch_mqprio || skip "this kernel has no sch_mqprio"
 	run q install mqprio veth0 >/dev/null || fail "install mqprio" ;;
 mq) run q install mq veth0 >/dev/null || fail "install mq" ;;
+shaped-mq) run q install shaped-mq veth0 20mbit >/dev/null || fail "install shaped-mq" ;;
 fq-bands)
 	# Debian 12's tc cannot set fq's bands: scripts/deps.sh unpacks a newer
 	# one (tests/run names it in SRFF_NEWTC_DIR), used by this test only.
@@ -110,7 +114,7 @@ band_bytes() {
 			     /^ Sent/ && q { b = (q == 1 ? 0 : q == 2 ? 1 : 2); pk[b] += $4; by[b] += $2; q = 0 }
 			     END { for (b = 0; b < 3; b++) print b, pk[b] + 0, by[b] + 0 }'
 		;;
-	mq)	# every queue's ets 11:, 12:, ...: its class N is band N-1
+	mq|shaped-mq)	# every queue's ets 11:, 12:, ...: its class N is band N-1
 		tc -n "$SND" -s class show dev veth0 |
 			awk '/^class ets / { split($3, id, ":"); band = id[2] - 1 }
 			     /^ Sent/ && band != "" { pk[band] += $4; by[band] += $2; band = "" }
@@ -141,7 +145,7 @@ diff_lines() {
 }
 
 drained() {
-	if [ "$setup" = mqprio ] || [ "$setup" = mq ]; then
+	if [ "$setup" = mqprio ] || [ "$setup" = mq ] || [ "$setup" = shaped-mq ]; then
 		! tc -n "$SND" -s qdisc show dev veth0 | grep -q 'backlog [1-9]'
 	else
 		tc -n "$SND" -s qdisc show dev veth0 | grep -A2 '^qdisc \(tbf\|htb\)' | grep -q 'backlog 0b 0p'
