@@ -16,6 +16,11 @@
 #               The comparators' qdiscs go there (fifo, fq_codel, cake);
 #               srff's priorities alone change nothing there (srff-ets),
 #               its DSCP marks can (srff-dscp-*).
+#   mq          the server's s0 has WEB_TXQ (4) TX queues, a multiqueue NIC:
+#               flows spread over them by the kernel's hash (a veth has no
+#               XPS), each queue shaped to WEB_RATE / WEB_TXQ under mq (a
+#               NIC's round robin between busy queues; not work-conserving:
+#               a queue alone still gets its share only).
 # Either way the qdiscs and classes of the bottleneck are sampled every
 # 250 ms (tc -s -j) to OUTDIR/qlog/RUN.jsonl: experiments/qlog.py turns that into each
 # band's backlog and, by Little's law, its mean sojourn time.
@@ -85,6 +90,16 @@
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
 #                 the defaults
+# Multiqueue (WEB_BOTTLENECK=mq), the same workload on a 4-queue s0:
+#   fq_codel-mq   mq with, on every TX queue, tbf WEB_RATE/WEB_TXQ over
+#                 fq_codel: what Debian gives a multiqueue NIC (mq and an
+#                 fq_codel per queue), shaped as the queues are here
+#   srff-mq       srff over srff-qdisc's shaped-mq: the same tbf per queue,
+#                 mq's ets (band 0 strict, 3:1, fq_codel leaves) under it:
+#                 srff's recommended setup for a multiqueue device
+#   fq_codel, srff-ets  one tbf WEB_RATE + fq_codel, or srff's shaped-ets,
+#                 at the root over all queues (srff-qdisc --force): the
+#                 single-queue comparison, in the same boot
 # Downstream (WEB_BOTTLENECK=downstream), the qdisc is the router's, and
 # fifo, fq_codel and cake mean that qdisc at r1 with no marks; the server's
 # s0 runs srff-qdisc's unshaped ets under the srff policies:
@@ -120,6 +135,7 @@ RTT=${WEB_RTT:-20ms}
 BULK=${WEB_BULK:-1}
 CONN=${WEB_CONN:-new}
 BOTTLENECK=${WEB_BOTTLENECK:-local}
+TXQ=${WEB_TXQ:-4}
 WARMUP=${WEB_WARMUP:-120}
 FIFO_LIMIT=${WEB_FIFO_LIMIT:-100}
 DRAIN=${WEB_DRAIN:-30}
@@ -144,7 +160,11 @@ local)
 	[ $fq_bands = 0 ] || POLICIES="$POLICIES srff-fq-bands"
 	POLICIES=${WEB_POLICIES:-$POLICIES} ;;
 downstream) POLICIES=${WEB_POLICIES:-"fifo fq_codel cake srff-ets srff-dscp-cake srff-dscp-ets"} ;;
-*) echo "openloop: WEB_BOTTLENECK is local or downstream, not $BOTTLENECK" >&2; exit 2 ;;
+mq)
+	[[ $TXQ =~ ^[1-9][0-9]*$ ]] && [ "$TXQ" -ge 2 ] ||
+		{ echo "openloop: WEB_TXQ is 2 or more TX queues, not $TXQ" >&2; exit 2; }
+	POLICIES=${WEB_POLICIES:-"fq_codel-mq srff-mq fq_codel srff-ets"} ;;
+*) echo "openloop: WEB_BOTTLENECK is local, mq or downstream, not $BOTTLENECK" >&2; exit 2 ;;
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
@@ -185,7 +205,9 @@ for ns in "$SRV" "$RTR" "$CLI"; do
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 done
-ip link add s0 netns "$SRV" type veth peer name r0 netns "$RTR"
+txq=()
+[ "$BOTTLENECK" != mq ] || txq=(numtxqueues "$TXQ" numrxqueues "$TXQ")
+ip link add s0 netns "$SRV" "${txq[@]}" type veth peer name r0 netns "$RTR" "${txq[@]}"
 ip link add r1 netns "$RTR" type veth peer name c0 netns "$CLI"
 ip -n "$SRV" addr add 10.92.1.1/24 dev s0
 ip -n "$RTR" addr add 10.92.1.2/24 dev r0
@@ -200,7 +222,7 @@ ip -n "$CLI" route add default via 10.92.2.1
 ip netns exec "$RTR" sysctl -qw net.ipv4.ip_forward=1
 # The round trip: the client's packets (requests, ACKs) wait RTT in netem.
 tc -n "$CLI" qdisc replace dev c0 root netem delay "$RTT" limit 100000
-if [ "$BOTTLENECK" = local ]; then
+if [ "$BOTTLENECK" != downstream ]; then
 	BNS=$SRV BDEV=s0
 else
 	BNS=$RTR BDEV=r1
@@ -234,7 +256,7 @@ rtr_bottleneck() {
 			match u32 0 0 classid 10:1 ;;
 	esac
 }
-[ "$BOTTLENECK" = local ] || rtr_bottleneck fifo
+[ "$BOTTLENECK" != downstream ] || rtr_bottleneck fifo
 
 cat > "$work/nginx.conf" <<EOF
 daemon off;
@@ -320,14 +342,35 @@ shaped_leaf() {
 }
 
 # setup NAME [BANDS]: install the srff-qdisc setup NAME at the server
-# (shaped when the bottleneck is local, else unshaped: the queue is
-# downstream), with BANDS bands if given.
+# (shaped when the bottleneck is local or mq, else unshaped: the queue is
+# downstream), with BANDS bands if given. Under mq, one qdisc at the root
+# over all TX queues needs --force (srff-qdisc refuses it over mq).
 setup() {
 	if [ "$BOTTLENECK" = local ]; then
 		ip netns exec "$SRV" "$Q" install "shaped${1:+-$1}" s0 "$RATE" ${2:+"$2"} >/dev/null
+	elif [ "$BOTTLENECK" = mq ]; then
+		ip netns exec "$SRV" "$Q" --force install "shaped${1:+-$1}" s0 "$RATE" ${2:+"$2"} >/dev/null
 	else
 		ip netns exec "$SRV" "$Q" install "${1:-prio}" s0 ${2:+"$2"} >/dev/null
 	fi
+}
+
+# mq_fq_codel: mq at s0's root and, on each of its TXQ queues, a tbf of
+# WEB_RATE / TXQ over an fq_codel (the handles of srff-qdisc's shaped-mq).
+mq_fq_codel() {
+	local bits i
+	bits=$(awk -v r="$RATE" 'BEGIN {
+		u = tolower(r); sub(/^[0-9.]+/, "", u); v = substr(r, 1, length(r) - length(u))
+		m = 1
+		if (u ~ /bps$/) { m = 8; sub(/bps$/, "", u) } else sub(/bit$/, "", u)
+		p = index("kmgt", substr(u, 1, 1))
+		printf "%.0f", v * m * ((u ~ /i$/) ? 1024 : 1000) ^ p }')
+	tc -n "$SRV" qdisc replace dev s0 root handle 1: mq
+	for ((i = 1; i <= TXQ; i++)); do
+		tc -n "$SRV" qdisc replace dev s0 parent "1:$(printf %x "$i")" \
+			handle "$(printf %x $((0x400 + i))):" tbf rate "$((bits / TXQ))bit" burst 256kb latency 1s
+		tc -n "$SRV" qdisc replace dev s0 parent "$(printf %x $((0x400 + i))):1" fq_codel
+	done
 }
 
 policy_on() {
@@ -345,6 +388,17 @@ policy_on() {
 			"$CTL" -n "$SRV" set mark dscp dscp-map cs3,cs2,cs1
 			rtr_bottleneck ets ;;
 		*) say "policy $1: not one for WEB_BOTTLENECK=downstream"; exit 2 ;;
+		esac
+		variant_on "$1"
+		return 0
+	fi
+	if [ "$BOTTLENECK" = mq ]; then
+		case ${1%%+*} in
+		fq_codel-mq) mq_fq_codel ;;
+		srff-mq) setup mq; srff_active ;;
+		fq_codel) ip netns exec "$SRV" "$Q" --force install shaped-fq s0 "$RATE" >/dev/null ;;
+		srff-ets) setup ets; srff_active ;;
+		*) say "policy $1: not one for WEB_BOTTLENECK=mq"; exit 2 ;;
 		esac
 		variant_on "$1"
 		return 0
@@ -386,7 +440,6 @@ policy_on() {
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-htb-8|srff-htb[1-9]-8|srff-htb[1-9][0-9]-8|srff-htb-8-lax|srff-htb[1-9]-8-lax|srff-htb[1-9][0-9]-8-lax)
-		[ "$BOTTLENECK" = local ] || { say "$1 shapes: WEB_BOTTLENECK=local only"; exit 2; }
 		a=${1%%+*}; a=${a%-lax}; a=${a#srff-htb}; a=${a%-8}
 		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} setup htb 8
 		if [[ ${1%%+*} == *-lax ]]; then
@@ -412,7 +465,7 @@ policy_off() {
 	ip netns exec "$SRV" nft delete table inet srffexp 2>/dev/null || true
 	ip netns exec "$SRV" "$Q" revert s0 >/dev/null 2>&1
 	tc -n "$SRV" qdisc del dev s0 root 2>/dev/null || true
-	[ "$BOTTLENECK" = local ] || rtr_bottleneck fifo
+	[ "$BOTTLENECK" != downstream ] || rtr_bottleneck fifo
 }
 
 qlog_start() {
@@ -490,6 +543,14 @@ rto_events() {
 	: > "$RTO_TR/trace"
 }
 
+# cpu_ticks: the guest's CPU time per CPU (/proc/stat: user, nice, system,
+# idle, iowait, irq, softirq, in USER_HZ ticks), as JSON: the packet path's
+# cost per CPU is the growth of system + softirq over a run (tcpstats.py).
+cpu_ticks() {
+	awk 'BEGIN { printf "{" } /^cpu[0-9]/ { printf "%s\"%s\":[%s,%s,%s,%s,%s,%s,%s]", n++ ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8 }
+	     END { printf "}" }' /proc/stat
+}
+
 client() { # LOAD SEED OUT SECONDS [ARGS...]
 	local load=$1 seed=$2 out=$3 secs=$4
 	shift 4
@@ -509,6 +570,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
+	--set txqueues="$(ip netns exec "$SRV" sh -c "ls -d /sys/class/net/s0/queues/tx-*" | wc -l)" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
 	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set burn_in="$BURNIN" --set order=\"shuffled\" \
@@ -562,19 +624,21 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
-			tcp0=$(tcp_counters)
+			tcp0=$(tcp_counters) cpu0=$(cpu_ticks)
 			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
 			# experiment goes on.
 			client "$load" $((SEED * 1000 + r * 10 + li)) \
 				"$OUT/requests/$run.jsonl" "$SECONDS_PER" ||
 				say "  the client reported failed requests"
+			cpu1=$(cpu_ticks)
 			qlog_stop
 			rto_events > "$work/rto.txt"
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
 				printf ',"stats":'; "$CTL" -n "$SRV" -j stats
 				printf ',"tcp_before":%s,"tcp_after":%s' "$tcp0" "$(tcp_counters)"
+				printf ',"cpu_before":%s,"cpu_after":%s' "$cpu0" "$cpu1"
 				[ -z "$RTO_TR" ] || printf ',"rto":%s' "$(python3 experiments/tcpstats.py \
 					--attribute "$work/rto.txt" "$OUT/requests/$run.jsonl")"
 				printf '}\n'

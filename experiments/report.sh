@@ -49,6 +49,14 @@ sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies"
 		mkdir -p "$run/vs-cake"
 		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-cake" --ref cake >/dev/null
 	fi
+	# A multiqueue device: every policy against fq_codel per TX queue too
+	# (Debian's default there), in vs-fq_codel-mq/.
+	if python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["params"]
+sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", [])))' "$run/meta.json"; then
+		mkdir -p "$run/vs-fq_codel-mq"
+		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-fq_codel-mq" --ref fq_codel-mq >/dev/null
+	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 }

@@ -23,7 +23,11 @@ The counters are the whole namespace's (every response and the bulk
 downloads), not one socket's: where the run also recorded "rto" (the
 guest's kprobes on tcp_enter_loss and tcp_syn_ack_timeout, one event per
 timeout, see openloop-guest.sh), the table says whose they were: the bulk
-downloads', a response's by its size, or a SYN-ACK's.
+downloads', a response's by its size, or a SYN-ACK's. Where the runs
+recorded the guest's CPU time per CPU ("cpu_before", "cpu_after": /proc/stat),
+a last table gives the share of each CPU's time spent in the kernel (system +
+softirq: the packet path, qdiscs and srff's hook, and the server's and
+client's system calls) per run: the busiest CPU's and the mean over CPUs.
 
   tcpstats.py --attribute TRACE REQUESTS.jsonl
 
@@ -191,6 +195,43 @@ def summarise_whose(runs, order=None):
     return out
 
 
+def summarise_cpu(runs, order=None):
+    """[(policy, load, runs, [busiest CPU's kernel share per run],
+    [mean CPU's per run])] over the runs that recorded "cpu_before"."""
+    cells, seen = {}, []
+    for name, r in runs.items():
+        m = RUN.match(name)
+        if not m or "cpu_before" not in r or "cpu_after" not in r:
+            continue
+        if m["policy"] not in seen:
+            seen.append(m["policy"])
+        shares = []
+        for cpu, after in sorted(r["cpu_after"].items()):
+            d = [a - b for a, b in zip(after, r["cpu_before"].get(cpu, after))]
+            total = sum(d)
+            if total > 0:
+                shares.append((d[2] + d[6]) / total)	# system + softirq
+        if shares:
+            c = cells.setdefault((m["policy"], float(m["load"])), ([], []))
+            c[0].append(max(shares))
+            c[1].append(sum(shares) / len(shares))
+    rank = policy_rank(order, seen)
+    return [(p, ld, len(v[0]), v[0], v[1])
+            for (p, ld), v in sorted(cells.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1]))]
+
+
+def table_cpu(rows):
+    if not rows:
+        return ""
+    lines = ["", "The guest's CPU time in the kernel (system + softirq) per run, as a share of "
+             "each CPU's time: mean [smallest, largest] over rounds.", "",
+             "| policy | load | runs | busiest CPU | mean over CPUs |", "|---|---|---:|---|---|"]
+    for p, ld, n, busiest, mean in rows:
+        cell = ["%.2f [%.2f, %.2f]" % (sum(v) / len(v), min(v), max(v)) for v in (busiest, mean)]
+        lines.append("| %s | %g | %d | %s |" % (p, ld, n, " | ".join(cell)))
+    return "\n".join(lines) + "\n"
+
+
 def table_whose(rows):
     if not rows:
         return ""
@@ -245,7 +286,8 @@ def main(argv=None):
             order = json.load(f).get("params", {}).get("policies")
     runs = load_runs(a.run_dir)
     rows = summarise(runs, order)
-    md = table(rows) + (table_whose(summarise_whose(runs, order)) if rows else "")
+    md = table(rows) + (table_whose(summarise_whose(runs, order)) +
+                        table_cpu(summarise_cpu(runs, order)) if rows else "")
     sys.stdout.write(md)
     if a.out and rows:
         os.makedirs(a.out, exist_ok=True)

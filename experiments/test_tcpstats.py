@@ -160,3 +160,35 @@ def test_whose_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| srff-htb-8 | 0.8 | 2 | 1.5 | 0.0 | 0.0 | 0.0 | 0.5 | 0.0 | 0.0 |" in out
     assert "| fq_codel | 0.8 | 1 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 |" in out
+
+
+def test_cpu_table_where_recorded(tmp_path, capsys):
+    # user nice system idle iowait irq softirq, per CPU.
+    before = {"cpu0": [0, 0, 0, 0, 0, 0, 0], "cpu1": [0, 0, 0, 0, 0, 0, 0]}
+    runs = {
+        # cpu0 half in the kernel (30 system + 20 softirq of 100), cpu1 a tenth.
+        "srff-mq@0.8-1": {"tcp_before": counters(0, 0, 0), "tcp_after": counters(0, 0, 0),
+                          "cpu_before": before,
+                          "cpu_after": {"cpu0": [40, 0, 30, 10, 0, 0, 20],
+                                        "cpu1": [10, 0, 5, 80, 0, 0, 5]}},
+        "srff-mq@0.8-2": {"tcp_before": counters(0, 0, 0), "tcp_after": counters(0, 0, 0),
+                          "cpu_before": before,
+                          "cpu_after": {"cpu0": [70, 0, 10, 10, 0, 0, 10],
+                                        "cpu1": [0, 0, 0, 100, 0, 0, 0]}},
+        # No CPU times recorded: not in the CPU table.
+        "fq_codel@0.8-1": {"tcp_before": counters(0, 0, 0), "tcp_after": counters(0, 0, 0)},
+    }
+    write_runs(tmp_path, runs)
+    tcpstats.main([str(tmp_path)])
+    out = capsys.readouterr().out
+    cpu = out[out.index("system + softirq"):]
+    # busiest: 0.5 and 0.2; mean over CPUs: 0.3 and 0.1.
+    assert "| srff-mq | 0.8 | 2 | 0.35 [0.20, 0.50] | 0.20 [0.10, 0.30] |" in cpu
+    assert "fq_codel" not in cpu
+
+
+def test_no_cpu_table_without_cpu_times(tmp_path, capsys):
+    write_runs(tmp_path, {"fifo@0.4-1": {"tcp_before": counters(0, 0, 0),
+                                         "tcp_after": counters(1, 1, 1)}})
+    tcpstats.main([str(tmp_path)])
+    assert "softirq" not in capsys.readouterr().out
