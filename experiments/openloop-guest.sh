@@ -21,6 +21,10 @@
 #               XPS), each queue shaped to WEB_RATE / WEB_TXQ under mq (a
 #               NIC's round robin between busy queues; not work-conserving:
 #               a queue alone still gets its share only).
+# Downstream, what the server sends into the network is captured on the
+# router's r0 (headers only, tcpdump: OUTDIR/pcap/RUN.pcap; WEB_CAPTURE=0
+# to not), so the code points srff wrote can be read off the wire
+# (experiments/dscp.py).
 # Either way the qdiscs and classes of the bottleneck are sampled every
 # 250 ms (tc -s -j) to OUTDIR/qlog/RUN.jsonl: experiments/qlog.py turns that into each
 # band's backlog and, by Little's law, its mean sojourn time.
@@ -138,6 +142,7 @@ BOTTLENECK=${WEB_BOTTLENECK:-local}
 TXQ=${WEB_TXQ:-4}
 WARMUP=${WEB_WARMUP:-120}
 FIFO_LIMIT=${WEB_FIFO_LIMIT:-100}
+CAPTURE=${WEB_CAPTURE:-$([ "$BOTTLENECK" = downstream ] && echo 1 || echo 0)}
 DRAIN=${WEB_DRAIN:-30}
 case $DIST in
 websearch) SCALE=${WEB_SCALE:-0.0625} ;;	# mean 104 KB, max 1.8 MB
@@ -179,6 +184,7 @@ QLOG_PID=
 cleanup() {
 	set +e
 	[ -n "$QLOG_PID" ] && kill "$QLOG_PID" 2>/dev/null
+	[ -n "${CAP_PID:-}" ] && kill "$CAP_PID" 2>/dev/null
 	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null && wait "$NGINX" 2>/dev/null
 	nft delete table inet srffexp 2>/dev/null
 	grep -q '^srff ' /proc/modules && rmmod srff
@@ -482,6 +488,33 @@ qlog_start() {
 }
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
+# capture_start RUN / capture_stop: tcpdump of what the server sends (TCP
+# from port 80, headers only) on the router's r0, to OUTDIR/pcap/RUN.pcap,
+# under WEB_CAPTURE=1; capture_start returns once tcpdump listens.
+CAP_PID=
+capture_start() {
+	[ "$CAPTURE" = 1 ] || return 0
+	mkdir -p "$OUT/pcap"
+	ip netns exec "$RTR" tcpdump -i r0 -n -s 128 -B 8192 -U -w "$OUT/pcap/$1.pcap" \
+		'tcp src port 80' 2>"$work/tcpdump.err" &
+	CAP_PID=$!
+	local i
+	for i in $(seq 100); do
+		grep -q 'listening on' "$work/tcpdump.err" && return 0
+		kill -0 "$CAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	say "tcpdump did not start: $(cat "$work/tcpdump.err")"
+	exit 1
+}
+capture_stop() {
+	[ -n "$CAP_PID" ] || return 0
+	kill -INT "$CAP_PID"
+	wait "$CAP_PID" 2>/dev/null || true
+	CAP_PID=
+	CAP_NOTE="; captured $(sed -n 's/ packets* captured//p' "$work/tcpdump.err"), $(sed -n 's/ packets* dropped by kernel//p' "$work/tcpdump.err") dropped by the kernel"
+}
+
 # tcp_counters: the server namespace's TCP retransmission counters, as
 # JSON (experiments/tcpstats.py tabulates their growth per run). A timeout
 # the sender later finds spurious (the original segment had only waited:
@@ -570,6 +603,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
+	--set capture="$CAPTURE" \
 	--set txqueues="$(ip netns exec "$SRV" sh -c "ls -d /sys/class/net/s0/queues/tx-*" | wc -l)" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
@@ -624,6 +658,8 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
+			CAP_NOTE=
+			capture_start "$run"
 			tcp0=$(tcp_counters) cpu0=$(cpu_ticks)
 			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
@@ -633,6 +669,7 @@ for r in $(seq 1 "$ROUNDS"); do
 				say "  the client reported failed requests"
 			cpu1=$(cpu_ticks)
 			qlog_stop
+			capture_stop
 			rto_events > "$work/rto.txt"
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
@@ -650,7 +687,7 @@ whose = ", ".join("%s %d" % kv for kv in s.get("rto", {}).items())
 print("%d arrivals, %d completed; load offered %.2f, achieved %.2f, bulk %.2f; %d late; %d RTOs, %d undone%s" % (
  d["arrivals"], d["completed"], d["offered_load"], d["achieved_load"], d["bulk_load"], d["late"],
  grew("TCPTimeouts"), grew("TCPLossUndo"), " (%s)" % whose if whose else ""))' \
-				"$OUT/requests/$run.load.json" "$OUT/srff/$run.json")"
+				"$OUT/requests/$run.load.json" "$OUT/srff/$run.json")$CAP_NOTE"
 		done
 	done
 done

@@ -43,6 +43,8 @@ set -e
 [ "$rc" -eq 0 ] || { echo "openloop: the guest run failed (see above)" >&2; exit 1; }
 /usr/bin/python3 experiments/fct.py table "$run"
 /usr/bin/python3 experiments/qlog.py table "$run"
+# The captures (downstream) -> the code points per offset, dscp.csv.xz.
+[ ! -d "$run/pcap" ] || /usr/bin/python3 experiments/dscp.py table "$run"
 /usr/bin/python3 - "$run" <<'EOF'
 # srff's state after each run (thresholds in effect, stats) in one file.
 import gzip, json, os, sys
@@ -54,5 +56,5 @@ with open(os.path.join(sys.argv[1], "srff.json.gz"), "wb") as f, \
     g.write(json.dumps(runs, indent=0, sort_keys=True).encode())
 EOF
 # The raw logs are reduced to the tables above; keep them only when asked.
-[ "${WEB_KEEP_RAW:-0}" = 1 ] || rm -rf "$run/requests" "$run/qlog" "$run/srff"
+[ "${WEB_KEEP_RAW:-0}" = 1 ] || rm -rf "$run/requests" "$run/qlog" "$run/srff" "$run/pcap"
 experiments/report.sh "$run"

@@ -59,6 +59,7 @@ sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies",
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
+	[ ! -e "$run/dscp.csv.xz" ] || /usr/bin/python3 experiments/dscp.py report "$run" --out "$run" >/dev/null
 }
 # The folders are independent: REPORT_JOBS (default: the CPUs) at a time,
 # each one's output shown whole, in the order given; any failure fails.
