@@ -102,7 +102,7 @@ scene '[{"kind":"tbf","handle":"1:","root":true,"options":{"rate":1250000}},
 verdict "tbf over prio" qdisc ok "root tbf 1: with prio 10: under it"
 
 scene '[{"kind":"tbf","handle":"1:","root":true,"options":{"rate":1250000}}]'
-verdict "tbf alone" qdisc fail "install shaped eth9 10000kbit (the same rate, prio under it)"
+verdict "tbf alone" qdisc fail "install shaped-ets eth9 10000kbit (the same rate, ets under it)"
 
 scene '[{"kind":"htb","handle":"1:","root":true,"options":{}},
 	{"kind":"fq_codel","handle":"20:","parent":"1:10","options":{}},
