@@ -29,6 +29,8 @@ a change to one without the other fails. No kernel and no build needed.
     (debian/*.manpages, or srffctl's make install in debian/rules); its .TH
     names the file, its section and dkms.conf's version; SEE ALSO names
     every other page; groff -ww and man --warnings say nothing.
+ 6. README's results table: each row names its committed sources and the
+    policies it quotes, and every figure in it is one of theirs.
 
 Ends in "docs: N passed, N failed"; exits 1 if any check failed.
 """
@@ -364,6 +366,43 @@ for path in docs_files + man_pages:
     unknown += [f"{path}: {n}" for n in setup_mentions(text) if n not in setups]
 check("every setup named in README.md, docs/, packaging/ and srff-check's advice is one of srff-qdisc's",
       not unknown, unknown)
+
+# --- 6. README's figures ---------------------------------------------------
+
+# Each row of README's results table names the committed files its figures
+# come from and the policies it quotes (<!-- from: PATH ... rows: NAME,... -->);
+# every decimal in the row but a size (5.8 MB) must be a number of those
+# files' table lines whose policy cell is one of NAMEs, so a figure cannot
+# outlive the data, be typed wrong, or be another policy's. A row without
+# its sources fails.
+readme = read("README.md")
+m = re.search(r"^## What it does, measured\n(.*?)(?=^## )", readme, re.S | re.M)
+rows = [l for l in (m.group(1) if m else "").splitlines()
+        if l.startswith("|") and not re.match(r"\|[-| ]+\|$", l)][1:]
+check("README: a results table under \"What it does, measured\"", len(rows) >= 3)
+for row in rows:
+    src = re.search(r"<!-- from: (.*?) -->", row)
+    name = row.split("|")[1].strip()[:40]
+    if not src:
+        check(f"README results row \"{name}\": names its sources", False)
+        continue
+    spec = src.group(1).split(" rows: ")
+    paths = spec[0].split()
+    names = set(spec[1].split(",")) if len(spec) > 1 else set()
+    missing = [p for p in paths if not os.path.isfile(p)]
+    nums = set()
+    for p in paths:
+        if p in missing:
+            continue
+        for line in read(p).splitlines():
+            if {c.strip() for c in line.split("|")} & names:
+                nums |= set(re.findall(r"\d+\.\d+", line))
+    text = row[:src.start()]
+    figs = [f for f in re.findall(r"(\d+\.\d+)(?!\d)(?!\s*(?:[KMG]i?B|%))", text)]
+    wrong = [f for f in figs if f not in nums]
+    check(f"README results row \"{name}\": its {len(figs)} figures are its sources' ({' '.join(paths)})",
+          bool(names) and not missing and figs and not wrong,
+          [f"no such file: {p}" for p in missing] + [f"not in the sources: {' '.join(wrong)}"] * bool(wrong))
 
 # --- 5. man pages ----------------------------------------------------------
 
