@@ -20,7 +20,7 @@
 # KEY a hash of the source package version, the fragment and the virtme-ng
 # version; a tree is only ever renamed into place complete, so an
 # interrupted build is never mistaken for a cached one. A second run with
-# the same key prints the path at once. The build takes 20-30 min on 2
+# the same key prints the path at once. The build takes 12-25 min on 2
 # cores; its full log is kept next to the tree (KEY.log).
 #
 # The last line on stdout is the tree's path (srff builds against it with
@@ -141,7 +141,7 @@ say "  $(grep -c '=y$' .config) options =y, $(grep -c '=m$' .config) =m; fragmen
 cp .config "$cache/$key.config"
 
 # The long part. A ticker says how far it got, since make is quiet here.
-say "make -j$jobs bzImage modules (20-30 min on 2 cores)"
+say "make -j$jobs bzImage modules (12-25 min on 2 cores)"
 echo "=== make -j$jobs bzImage modules" >>"$log"
 (
 	while sleep 60; do
