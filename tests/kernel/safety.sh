@@ -329,10 +329,14 @@ userns)
 	soft_check "once RCU has caught up, no object beyond the flows (<= $(jq .flows_host <<<"$h"))" wait_for 10 settled
 
 	log "(d) another user's U3, then the host's own namespace"
+	# What the namespaces' 3000 have left: 1000 when U1 and U2 filled
+	# their 2000, a few more when evictions under the per-CPU slot caches
+	# left them short of it (seen: 1992).
+	left=$(( 3000 - $("$SRFFCTL" -j stats | jq .flows_host) ))
 	n3=$(uns "$U3" $SAFETY udp-flood $FLOOD_DST 3000 --base-port 20000 --seconds $secs) || fail "flood in U3"
 	s3=$(uns "$U3" "$SRFFCTL" -j stats); log "U3: $(jq -c 'del(.bands)' <<<"$s3")"
-	soft_check "U3 got what the namespaces' 3000 had left: $(jq .flows <<<"$s3") of the 1000 (sent $n3)" \
-		test "$(jq .flows <<<"$s3")" -ge 900 -a "$(jq .flows <<<"$s3")" -le 1000
+	soft_check "U3 got what the namespaces' 3000 had left: $(jq .flows <<<"$s3") of the $left (sent $n3)" \
+		test "$(jq .flows <<<"$s3")" -ge $((left - 100)) -a "$(jq .flows <<<"$s3")" -le "$left"
 	# A flow idle 250 ms in a full table makes room for a newcomer
 	# (evicted): under a slow kernel the flood's first flows go that way.
 	soft_check "  and the rest was refused or took the place of its own idle flows (table_full $(jq .table_full <<<"$s3") + evicted $(jq .evicted <<<"$s3"))" \
