@@ -398,11 +398,12 @@ for row in rows:
             if {c.strip() for c in line.split("|")} & names:
                 nums |= set(re.findall(r"\d+\.\d+", line))
     text = row[:src.start()]
-    figs = [f for f in re.findall(r"(\d+\.\d+)(?!\d)(?!\s*(?:[KMG]i?B|%))", text)]
+    figs = re.findall(r"(\d+\.\d+)(?!\d)(?!\s*(?:[KMG]i?B|%))", text)
     wrong = [f for f in figs if f not in nums]
     check(f"README results row \"{name}\": its {len(figs)} figures are its sources' ({' '.join(paths)})",
           bool(names) and not missing and figs and not wrong,
-          [f"no such file: {p}" for p in missing] + [f"not in the sources: {' '.join(wrong)}"] * bool(wrong))
+          ["no \"rows: NAME,...\" in its from-comment"] * (not names)
+          + [f"no such file: {p}" for p in missing] + [f"not in the sources: {' '.join(wrong)}"] * bool(wrong))
 
 # --- 5. man pages ----------------------------------------------------------
 
