@@ -25,10 +25,12 @@
 #     through an overlay: DKMS's depmod rewriting modules.dep under a
 #     booting guest can make its modprobe fail): dpkg -i both packages, DKMS must have built
 #     and installed srff.ko for every kernel with headers, the installed
-#     units verify, none is enabled; enabled with an /etc/srff/srff.conf
+#     units verify, none is enabled; a guest walks README.md's quickstart
+#     and its way off, purge included, as printed (tests/systemd-boot.sh
+#     --readme, in the first kernel); enabled with an /etc/srff/srff.conf
 #     and a modprobe.d line, each kernel boots with systemd as init and
-#     comes up configured from them (tests/systemd-boot.sh); then dpkg
-#     --purge both and nothing of srff may be left (dkms status, /usr/src,
+#     comes up configured from them (tests/systemd-boot.sh); then README's
+#     own purge line, and nothing of srff may be left (dkms status, /usr/src,
 #     /lib/modules, /etc, units).
 # shellcheck disable=SC2016,SC2317  # eval'd checks; functions run by check
 set -uo pipefail
@@ -344,6 +346,38 @@ rc=$?
 check "make install and uninstall refuse beside the packages (local.sh check: exit $rc)" test "$rc" = 1
 /usr/sbin/srffctl -V >/dev/null 2>&1
 check "/usr/sbin/srffctl runs (-V, exit $?)" test $? = 0
+boot_kernels=$(for k in $kernels; do [ -f "/boot/vmlinuz-$k" ] && echo "$k"; done)
+# SRFF_SYSTEMD_BOOT_KERNELS="KVER ...": boot only those of them (CI boots its
+# first kernel: the units and systemd are the same user space for both).
+if [ -n "${SRFF_SYSTEMD_BOOT_KERNELS:-}" ]; then
+	boot_kernels=$(for k in $boot_kernels; do
+		case " $SRFF_SYSTEMD_BOOT_KERNELS " in *" $k "*) echo "$k" ;; esac
+	done)
+fi
+# boot_tap CMD...: run a tests/systemd-boot.sh, counting its TAP lines here.
+boot_tap() {
+	"$@" > "$tmp/boot.out" 2>&1
+	local rc=$? line
+	grep '^#' "$tmp/boot.out" | indent
+	while IFS= read -r line; do
+		case $line in
+		'not ok - '*) echo "$line"; failed=$((failed + 1)) ;;
+		'ok - '*) echo "$line"; pass=$((pass + 1)) ;;
+		esac
+	done < "$tmp/boot.out"
+	return $rc
+}
+
+# A reader of README.md with the packages installed: its quickstart and its
+# way off, on a multiqueue eth0, in one kernel (the same user space for both).
+first_boot=$(head -n1 <<<"$boot_kernels")
+if [ -n "$first_boot" ]; then
+	boot_tap tests/systemd-boot.sh --readme "$first_boot"
+	rc=$?
+	check "README's quickstart and uninstall in $first_boot (tests/systemd-boot.sh --readme: exit $rc)" \
+		test "$rc" = 0 -o "$rc" = 3
+fi
+
 # What an administrator does; purge must undo it.
 systemctl enable srff.service srff-qdisc@eth0.service > "$tmp/enable.out" 2>&1
 rc=$?
@@ -357,31 +391,20 @@ thresholds 20k 300k
 idle-reset 250ms
 EOF
 printf '# tests/packaging.sh\noptions srff max_flows=64k gc_interval_ms=3s\n' > /etc/modprobe.d/srff-test.conf
-boot_kernels=$(for k in $kernels; do [ -f "/boot/vmlinuz-$k" ] && echo "$k"; done)
-# SRFF_SYSTEMD_BOOT_KERNELS="KVER ...": boot only those of them (CI boots its
-# first kernel: the units and systemd are the same user space for both).
-if [ -n "${SRFF_SYSTEMD_BOOT_KERNELS:-}" ]; then
-	boot_kernels=$(for k in $boot_kernels; do
-		case " $SRFF_SYSTEMD_BOOT_KERNELS " in *" $k "*) echo "$k" ;; esac
-	done)
-fi
 # shellcheck disable=SC2086  # one argument a kernel
-tests/systemd-boot.sh $boot_kernels > "$tmp/boot.out" 2>&1
+boot_tap tests/systemd-boot.sh $boot_kernels
 rc=$?
-grep '^#' "$tmp/boot.out" | indent
-while IFS= read -r line; do
-	case $line in
-	'not ok - '*) echo "$line"; failed=$((failed + 1)) ;;
-	'ok - '*) echo "$line"; pass=$((pass + 1)) ;;
-	esac
-done < "$tmp/boot.out"
 check "boot under systemd: $(echo $boot_kernels) (tests/systemd-boot.sh: exit $rc)" test "$rc" = 0 -o "$rc" = 3
 rm -f /etc/srff/srff.conf /etc/modprobe.d/srff-test.conf
 
-dpkg --purge srffctl srff-dkms > "$tmp/purge.out" 2>&1
+# README's own uninstall line (its "Turning it off" section: the guest of
+# --readme ran the lines before it), answering its question as a reader does.
+purge=$(tests/systemd-boot.sh --readme-sh "Turning it off" | grep 'apt-get purge')
+check "README's way off ends in an apt-get purge: '$purge'" test -n "$purge"
+bash -c "${purge:-dpkg --purge srffctl srff-dkms}" < <(yes 2>/dev/null) > "$tmp/purge.out" 2>&1
 rc=$?
 grep -iE 'error|warn|removing|deleting' "$tmp/purge.out" | grep -v "readelf: Warning: Section '.comment'" | indent
-check "dpkg --purge srffctl srff-dkms (exit $rc)" test "$rc" = 0
+check "${purge:-dpkg --purge srffctl srff-dkms} (exit $rc)" test "$rc" = 0
 installed=false
 for p in srff-dkms srffctl; do
 	st=$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)

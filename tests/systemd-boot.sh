@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/systemd-boot.sh KVER...: boot each kernel with systemd as init, the
-# way a server boots, and check that srff came up from its files:
+# tests/systemd-boot.sh [--readme] KVER...: boot each kernel with systemd as
+# init, the way a server boots, and check that srff came up from its files:
 #
 #   - srff.service ran (enabled by the caller) and left the module loaded,
 #     with the parameters of /etc/modprobe.d/ (given in units: 64k, 3s);
@@ -12,6 +12,20 @@
 #   - srff.service was done before network-pre.target (the first flows of
 #     the boot are marked with the configured bands);
 #   - srff-qdisc@eth0.service put srff-qdisc's ets tree (the default) on eth0.
+#
+# With --readme, the guest instead walks README.md's own commands, as a
+# reader who installed the packages would type them: every line of the
+# "Quickstart" section's shell blocks, then of "Turning it off, and
+# uninstalling", read from README.md at run time and run as printed, on a
+# multiqueue eth0 (the guest's own one-queue NIC is renamed, and a veth with
+# 4 TX queues whose peer is a client namespace takes its name). Between the
+# two, the checks a reader would make: mq with srff's ets on every TX queue,
+# srff's bands counting a short and a long transfer, srff-check's verdicts
+# under load, the units active; then the tree as it was and no module.
+# The last line, the purge, tests/packaging.sh runs on the host (where it
+# checks that nothing is left): in the guest DKMS's removal takes 4 min.
+# The sample output README shows must be what these commands print (its
+# lines with the numbers taken out).
 #
 # tests/packaging.sh (step 7, scratch machines only) calls this while both
 # packages are installed on this machine, with srff.service and
@@ -28,7 +42,7 @@
 # mount, tmpfs upper layer: nothing is written to this machine).
 #
 # Prints TAP-style lines ("ok - ...", "not ok - ...") for the caller to
-# count (the guest's console is in tests/out/systemd-boot-KVER.log); exits
+# count (the guest's console is in tests/out/systemd-boot[-readme]-KVER.log); exits
 # 0 if all passed, 1 if one failed, 3 if it could not boot a
 # guest here (the reason on the "# SKIP" line). Needs root.
 # Environment: SRFF_VENV, SRFF_VM_KVM, SRFF_TIMEOUT_SCALE.
@@ -38,15 +52,181 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 scale=${SRFF_TIMEOUT_SCALE:-1}
 
 ###############################################################################
+# In the guest: both modes
+###############################################################################
+failed=0
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; failed=1; fi
+}
+state() { systemctl show -P ActiveState "$1" 2>/dev/null; }
+# readme_sh HEADING: the commands of the shell blocks in README.md's section
+# of that heading, one a line, comments dropped.
+readme_sh() {
+	awk -v h="## $1" '/^## /{sec = index($0, h) == 1} sec && /^```sh$/{blk = 1; next}
+		blk && /^```$/{blk = 0} sec && blk' "$top/README.md" |
+		sed 's/[[:space:]]*#.*$//' | grep -v '^[[:space:]]*$'
+}
+# tests/systemd-boot.sh --readme-sh HEADING: print them (tests/packaging.sh).
+[ "${1:-}" = --readme-sh ] && { readme_sh "$2"; exit; }
+
+###############################################################################
+# In the guest: tests/systemd-boot.sh --guest-readme
+###############################################################################
+if [ "${1:-}" = --guest-readme ]; then
+	kver=$(uname -r)
+	# readme_sample: the sample output block of the Quickstart section.
+	readme_sample() {
+		awk '/^## /{sec = index($0, "## Quickstart") == 1} sec && /^```text$/{blk = 1; next}
+			blk && /^```$/{blk = 0} sec && blk' README.md
+	}
+	# shape: a line with its numbers and runs of blanks made one token, so
+	# that a sample line matches the line of another run.
+	shape() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/[[:space:]]+/ /g; s/^ //; s/ $//'; }
+	quick=$(readme_sh Quickstart)
+	off=$(readme_sh "Turning it off")
+	echo "# README's quickstart:"; sed 's/^/#   $ /' <<<"$quick"
+	echo "# README's turning off:"; sed 's/^/#   $ /' <<<"$off"
+	check "$kver: README has a quickstart ($(wc -l <<<"$quick") commands) and a way off ($(wc -l <<<"$off"))" \
+		test "$(wc -l <<<"$quick")" -ge 4 -a "$(wc -l <<<"$off")" -ge 3
+	check "$kver: srff is not loaded before the quickstart" test ! -d /sys/module/srff
+
+	# The server's multiqueue eth0, and a client behind it.
+	ip link set eth0 down && ip link set eth0 name ethv
+	ip netns add client
+	ip link add eth0 numtxqueues 4 numrxqueues 4 type veth peer name eth0 netns client \
+		numtxqueues 4 numrxqueues 4
+	ip addr add 192.0.2.1/24 dev eth0 && ip link set eth0 up
+	ip -n client addr add 192.0.2.2/24 dev eth0 && ip -n client link set eth0 up
+	ip -n client link set lo up
+	tc qdisc replace dev eth0 root handle 1: mq	# what a multiqueue NIC has
+	check "$kver: eth0 has 4 TX queues and mq at the root" \
+		test "$(find /sys/class/net/eth0/queues -maxdepth 1 -name 'tx-*' | wc -l)" = 4
+	before=$(tc qdisc show dev eth0)
+	sed 's/^/#   before: /' <<<"$before"
+
+	# The client reads whatever the server sends it; the server sends.
+	ip netns exec client python3 -c '
+import socket, threading
+s = socket.create_server(("192.0.2.2", 5001), backlog=64)
+def sink(c):
+    with c:
+        while c.recv(1 << 16):
+            pass
+while True:
+    threading.Thread(target=sink, args=(s.accept()[0],), daemon=True).start()' &
+	sink=$!
+	# send.py N BYTES: N connections to the client, one after another, each
+	# sending BYTES.
+	send=$(mktemp /tmp/send.XXXXXX.py)
+	cat > "$send" <<-'EOF'
+	import socket, sys, time
+	for _ in range(int(sys.argv[1])):
+	    for i in range(100):
+	        try:
+	            c = socket.create_connection(("192.0.2.2", 5001)); break
+	        except OSError:
+	            time.sleep(0.1)
+	    c.sendall(b"x" * int(sys.argv[2])); c.close()
+	EOF
+
+	# cmd LINE: run one README line as a reader would (answering yes),
+	# its output in the log and in $out.
+	cmd() {
+		echo "# \$ $1"
+		out=$(bash -c "$1" 2>&1 < <(yes 2>/dev/null))
+		rc=$?
+		sed 's/^/#   /' <<<"$out"
+		outs+=$out$'\n'
+		return $rc
+	}
+	outs=
+	while IFS= read -r line; do
+		case $line in
+		srff-check*)
+			# "Under load": a long transfer runs while it watches.
+			python3 "$send" 1 400000000 & load=$!
+			cmd "$line"; rc=$?
+			check "$kver: README: $line ran (exit $rc: 0 all ok, 1 an item warns)" test $rc -le 1
+			check "$kver:   it finds srff loaded and enabled" grep -qE '^ *ok +srff ' <<<"$out"
+			check "$kver:   and srff's bands landing in eth0's qdisc" grep -qE '^ *ok +qdisc ' <<<"$out"
+			check "$kver:   and gives the backlog a verdict" grep -qE '^ *(ok|warn|fail) +backlog ' <<<"$out"
+			kill "$load" 2>/dev/null; wait "$load" 2>/dev/null
+			;;
+		srffctl\ stats*)
+			# Traffic first: 20 short responses and one long transfer.
+			python3 "$send" 20 3000 && python3 "$send" 1 4000000
+			check "$kver: traffic to the client through eth0 (exit $?)" test $? = 0
+			cmd "$line"; rc=$?
+			check "$kver: README: $line (exit $rc)" test $rc = 0
+			stats=$(srffctl -j stats 2>/dev/null)
+			b0=$(jq '.bands[0].pkts' <<<"$stats" 2>/dev/null)
+			b2=$(jq '.bands[-1].pkts' <<<"$stats" 2>/dev/null)
+			check "$kver:   srff put the short ones in band 0 ($b0 packets) and the long one's tail in the last ($b2)" \
+				test "${b0:-0}" -gt 20 -a "${b2:-0}" -gt 0
+			;;
+		*)
+			cmd "$line"; rc=$?
+			check "$kver: README: $line (exit $rc)" test $rc = 0
+			;;
+		esac
+		case $line in
+		"modprobe srff")
+			check "$kver:   srff is loaded" test -d /sys/module/srff ;;
+		"srff-qdisc install eth0")
+			tree=$(tc qdisc show dev eth0)
+			check "$kver:   eth0: mq at the root, an ets under each of its 4 TX queues" \
+				test "$(grep -c '^qdisc ets .* parent [0-9a-f]*:[1-4] ' <<<"$tree")" = 4 -a \
+				"$(grep -c '^qdisc mq .* root' <<<"$tree")" = 1 ;;
+		systemctl\ enable*)
+			check "$kver:   srff.service active, enabled" test "$(state srff.service)" = active -a \
+				"$(systemctl is-enabled srff.service)" = enabled
+			check "$kver:   srff-qdisc@eth0.service active ($(state srff-qdisc@eth0.service))" \
+				test "$(state srff-qdisc@eth0.service)" = active ;;
+		esac
+	done <<<"$quick"
+
+	# The sample output README shows, against what was printed here.
+	sample=$(readme_sample)
+	check "$kver: README's quickstart shows sample output" test -n "$sample"
+	shapes=$(shape <<<"$outs")
+	while IFS= read -r l; do
+		case $l in ''|'$ '*) continue ;; esac	# the commands themselves
+		check "$kver:   sample line is printed: $l" grep -qxF -- "$(shape <<<"$l")" <<<"$shapes"
+	done <<<"$sample"
+
+	while IFS= read -r line; do
+		case $line in
+		*apt-get\ purge*)
+			# DKMS's removal reads dpkg's database and runs depmod for
+			# every kernel, 4 min under emulation: the host runs this line.
+			echo "# \$ $line: tests/packaging.sh runs it on the host, after the boots"
+			continue ;;
+		esac
+		t0=$SECONDS
+		cmd "$line"; rc=$?
+		check "$kver: README: $line (exit $rc, $((SECONDS - t0)) s)" test $rc = 0
+		case $line in
+		srff-qdisc\ revert*)
+			check "$kver:   eth0's tree is the one it had" test "$(tc qdisc show dev eth0)" = "$before" ;;
+		systemctl\ disable*)
+			for u in srff.service srff-qdisc@eth0.service; do
+				check "$kver:   $u inactive ($(state $u)), not enabled" \
+					test "$(state $u)" = inactive -a "$(systemctl is-enabled $u 2>/dev/null)" != enabled
+			done
+			check "$kver:   eth0's tree still the one it had" test "$(tc qdisc show dev eth0)" = "$before" ;;
+		modprobe\ -r*)
+			check "$kver:   srff is not loaded" test ! -d /sys/module/srff ;;
+		esac
+	done <<<"$off"
+	kill "$sink" 2>/dev/null
+	exit $failed
+fi
+
+###############################################################################
 # In the guest: tests/systemd-boot.sh --guest
 ###############################################################################
 if [ "${1:-}" = --guest ]; then
-	failed=0
-	check() {	# check DESCRIPTION COMMAND...
-		local what=$1; shift
-		if "$@"; then echo "ok - $what"; else echo "not ok - $what"; failed=1; fi
-	}
-	state() { systemctl show -P ActiveState "$1" 2>/dev/null; }
 	# settled UNIT SECONDS: wait until UNIT is neither starting nor waiting
 	# to start (this runs from a getty, which does not wait for either):
 	# active or failed, or no job of the boot left for it.
@@ -118,7 +298,9 @@ fi
 ###############################################################################
 # On the host
 ###############################################################################
-[ $# -gt 0 ] || { echo "usage: tests/systemd-boot.sh KVER..." >&2; exit 2; }
+mode=--guest log_tag= limit=480	# limit: seconds a boot may take
+[ "${1:-}" = --readme ] && { mode=--guest-readme log_tag=-readme limit=900; shift; }
+[ $# -gt 0 ] || { echo "usage: tests/systemd-boot.sh [--readme] KVER..." >&2; exit 2; }
 skip() { echo "ok - systemd boot # SKIP $1"; exit 3; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 venv=${SRFF_VENV:-$HOME/.cache/srff/venv}
@@ -128,38 +310,45 @@ venv=${SRFF_VENV:-$HOME/.cache/srff/venv}
 base=$(mktemp -d /tmp/srff-systemd-boot.XXXXXX)
 root=$base/root
 cleanup() {
-	umount "$root" 2>/dev/null
-	umount "$base/layer" 2>/dev/null
+	umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null
+	umount "$base/layer" 2>/dev/null || umount -l "$base/layer" 2>/dev/null
 	rm -rf "$base"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$base/layer" "$root"
-mount -t tmpfs srff-boot "$base/layer" && mkdir "$base/layer/upper" "$base/layer/work" ||
-	skip "cannot mount a tmpfs here"
-for f in .dockerenv run/.containerenv; do
-	[ -e "/$f" ] || continue
-	mkdir -p "$base/layer/upper/$(dirname "$f")"
-	mknod "$base/layer/upper/$f" c 0 0 || skip "cannot make an overlay whiteout (mknod)"
-done
-mount -t overlay srff-boot -o "lowerdir=/,upperdir=$base/layer/upper,workdir=$base/layer/work" "$root" ||
-	skip "cannot mount an overlay of / (the guest's root)"
-mkdir -p "$root$top"	# the checkout is exported on its own (it may be a mount)
+# mount_root: $root, a fresh overlay of / (each boot starts from this
+# machine's files, not from what the boot before wrote).
+mount_root() {
+	umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null
+	umount "$base/layer" 2>/dev/null || umount -l "$base/layer" 2>/dev/null
+	mkdir -p "$base/layer" "$root"
+	mount -t tmpfs srff-boot "$base/layer" && mkdir "$base/layer/upper" "$base/layer/work" ||
+		skip "cannot mount a tmpfs here"
+	for f in .dockerenv run/.containerenv; do
+		[ -e "/$f" ] || continue
+		mkdir -p "$base/layer/upper/$(dirname "$f")"
+		mknod "$base/layer/upper/$f" c 0 0 || skip "cannot make an overlay whiteout (mknod)"
+	done
+	mount -t overlay srff-boot -o "lowerdir=/,upperdir=$base/layer/upper,workdir=$base/layer/work" "$root" ||
+		skip "cannot mount an overlay of / (the guest's root)"
+	mkdir -p "$root$top"	# the checkout is exported on its own (it may be a mount)
+}
 
 accel=(--disable-kvm)
 [ "${SRFF_VM_KVM:-0}" = 1 ] && accel=()
 mkdir -p "$top/tests/out"
 rc=0
 for k in "$@"; do
-	log=$top/tests/out/systemd-boot-$k.log	# the guest's console and the checks
+	log=$top/tests/out/systemd-boot$log_tag-$k.log	# the guest's console and the checks
 	[ -f "/boot/vmlinuz-$k" ] || { echo "not ok - $k: no /boot/vmlinuz-$k"; rc=1; continue; }
 	for attempt in 1 2; do
 		echo "# booting $k with systemd as init (1-3 min under emulation)"
+		mount_root
 		start=$SECONDS
-		PATH=$venv/bin:$PATH timeout $((480 * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
+		PATH=$venv/bin:$PATH timeout $((limit * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
 			--root "$root" "${accel[@]}" --systemd --verbose --memory 2G --cpus "${SRFF_VM_CPUS:-2}" --network user \
 			--rwdir "$top=$top" --cwd "$root$top" \
-			--exec "SRFF_TIMEOUT_SCALE=$scale tests/systemd-boot.sh --guest" \
+			--exec "SRFF_TIMEOUT_SCALE=$scale tests/systemd-boot.sh $mode" \
 			< /dev/null > "$log" 2>&1
 		vrc=$?
 		[ "$attempt" = 1 ] && ! grep -q '^ok - ' "$log" && "$top/scripts/boot-panic" "$log" || break
