@@ -23,14 +23,14 @@
 #     neither package nor a DKMS srff registered already, and no VM
 #     running (virtme-ng guests mount this machine's root file system
 #     through an overlay: DKMS's depmod rewriting modules.dep under a
-#     booting guest can make its modprobe fail): dpkg -i both packages, DKMS must have built
-#     and installed srff.ko for every kernel with headers, the installed
-#     units verify, none is enabled; a guest walks README.md's quickstart
-#     and its way off, purge included, as printed (tests/systemd-boot.sh
-#     --readme, in the first kernel); enabled with an /etc/srff/srff.conf
-#     and a modprobe.d line, each kernel boots with systemd as init and
-#     comes up configured from them (tests/systemd-boot.sh); then README's
-#     own purge line, and nothing of srff may be left (dkms status, /usr/src,
+#     booting guest can make its modprobe fail): README's apt-get install
+#     of both packages, DKMS must have built and installed srff.ko for
+#     every kernel with headers, the installed units verify, none is
+#     enabled; enabled with an /etc/srff/srff.conf and a modprobe.d line,
+#     each kernel boots with systemd as init and comes up configured from
+#     them, then, back to the packages alone, walks README's quickstart and
+#     way off as printed (tests/systemd-boot.sh --readme); then README's own
+#     purge line, and nothing of srff may be left (dkms status, /usr/src,
 #     /lib/modules, /etc, units).
 # shellcheck disable=SC2016,SC2317  # eval'd checks; functions run by check
 set -uo pipefail
@@ -311,12 +311,17 @@ snapshot() {
 dkms_installed() { [[ $1 == "srff/$up, $2, "*": installed"* ]]; }	# STATUS KVER
 snap_before=$(snapshot)
 mok_before=$(ls /var/lib/dkms/mok.* 2>/dev/null)
-echo "# dpkg -i srff-dkms srffctl (DKMS builds for: ${kernels//$'\n'/ })"
+# README's own install line (its "Install" section), on the packages just
+# built here rather than in the checkout's build/deb/.
+inst=$(tests/systemd-boot.sh --readme-sh Install | grep 'apt-get install ./build/deb/')
+check "README installs the packages with apt-get: '$inst'" test -n "$inst"
+inst=${inst//.\/build\/deb\//$tmp/deb/}
+echo "# ${inst:=dpkg -i $ddeb $cdeb} (DKMS builds for: ${kernels//$'\n'/ })"
 installed=true
-dpkg -i "$ddeb" "$cdeb" > "$tmp/dpkg-i.out" 2>&1
+bash -c "$inst" < <(yes 2>/dev/null) > "$tmp/dpkg-i.out" 2>&1
 rc=$?
 grep -iE 'building|done|error|warn|skipped' "$tmp/dpkg-i.out" | grep -v "readelf: Warning: Section '.comment'" | indent
-check "dpkg -i srff-dkms srffctl (exit $rc)" test "$rc" = 0
+check "$inst (exit $rc)" test "$rc" = 0
 for p in srff-dkms srffctl; do
 	check "  $p is installed" test "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)" = installed
 done
@@ -368,16 +373,6 @@ boot_tap() {
 	return $rc
 }
 
-# A reader of README.md with the packages installed: its quickstart and its
-# way off, on a multiqueue eth0, in one kernel (the same user space for both).
-first_boot=$(head -n1 <<<"$boot_kernels")
-if [ -n "$first_boot" ]; then
-	boot_tap tests/systemd-boot.sh --readme "$first_boot"
-	rc=$?
-	check "README's quickstart and uninstall in $first_boot (tests/systemd-boot.sh --readme: exit $rc)" \
-		test "$rc" = 0 -o "$rc" = 3
-fi
-
 # What an administrator does; purge must undo it.
 systemctl enable srff.service srff-qdisc@eth0.service > "$tmp/enable.out" 2>&1
 rc=$?
@@ -391,13 +386,15 @@ thresholds 20k 300k
 idle-reset 250ms
 EOF
 printf '# tests/packaging.sh\noptions srff max_flows=64k gc_interval_ms=3s\n' > /etc/modprobe.d/srff-test.conf
+# Each boot then goes back to the packages alone and walks README's
+# quickstart and its way off (--readme), but for the purge, run below.
 # shellcheck disable=SC2086  # one argument a kernel
-boot_tap tests/systemd-boot.sh $boot_kernels
+boot_tap tests/systemd-boot.sh --readme $boot_kernels
 rc=$?
 check "boot under systemd: $(echo $boot_kernels) (tests/systemd-boot.sh: exit $rc)" test "$rc" = 0 -o "$rc" = 3
 rm -f /etc/srff/srff.conf /etc/modprobe.d/srff-test.conf
 
-# README's own uninstall line (its "Turning it off" section: the guest of
+# README's own uninstall line (its "Turning it off" section: the guests of
 # --readme ran the lines before it), answering its question as a reader does.
 purge=$(tests/systemd-boot.sh --readme-sh "Turning it off" | grep 'apt-get purge')
 check "README's way off ends in an apt-get purge: '$purge'" test -n "$purge"

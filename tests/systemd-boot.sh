@@ -13,8 +13,10 @@
 #     the boot are marked with the configured bands);
 #   - srff-qdisc@eth0.service put srff-qdisc's ets tree (the default) on eth0.
 #
-# With --readme, the guest instead walks README.md's own commands, as a
-# reader who installed the packages would type them: every line of the
+# With --readme, the guest then goes back to what the packages alone leave
+# (units disabled and stopped, module unloaded, the two files removed: in
+# the guest's overlay) and walks README.md's own commands, as a reader who
+# installed the packages would type them, in the same boot: every line of the
 # "Quickstart" section's shell blocks, then of "Turning it off, and
 # uninstalling", read from README.md at run time and run as printed, on a
 # multiqueue eth0 (the guest's own one-queue NIC is renamed, and a veth with
@@ -42,7 +44,7 @@
 # mount, tmpfs upper layer: nothing is written to this machine).
 #
 # Prints TAP-style lines ("ok - ...", "not ok - ...") for the caller to
-# count (the guest's console is in tests/out/systemd-boot[-readme]-KVER.log); exits
+# count (the guest's console is in tests/out/systemd-boot-KVER.log); exits
 # 0 if all passed, 1 if one failed, 3 if it could not boot a
 # guest here (the reason on the "# SKIP" line). Needs root.
 # Environment: SRFF_VENV, SRFF_VM_KVM, SRFF_TIMEOUT_SCALE.
@@ -71,9 +73,9 @@ readme_sh() {
 [ "${1:-}" = --readme-sh ] && { readme_sh "$2"; exit; }
 
 ###############################################################################
-# In the guest: tests/systemd-boot.sh --guest-readme
+# In the guest, after the boot's checks: README's walk (--readme)
 ###############################################################################
-if [ "${1:-}" = --guest-readme ]; then
+readme_walk() {
 	kver=$(uname -r)
 	# readme_sample: the sample output block of the Quickstart section.
 	readme_sample() {
@@ -220,8 +222,8 @@ while True:
 		esac
 	done <<<"$off"
 	kill "$sink" 2>/dev/null
-	exit $failed
-fi
+}
+
 
 ###############################################################################
 # In the guest: tests/systemd-boot.sh --guest
@@ -292,14 +294,25 @@ if [ "${1:-}" = --guest ]; then
 	check "$kver: eth0 has ets 10: at the root, fq_codel in its bands" \
 		eval 'grep -q "^qdisc ets 10: root" <<<"$tree" && grep -q "^qdisc fq_codel .* parent 10:1" <<<"$tree"'
 	systemctl --failed --no-legend --plain 2>/dev/null | grep srff | sed 's/^/# failed: /'
+	if [ "${2:-}" = readme ]; then
+		# Back to what the packages alone leave: nothing enabled, not
+		# loaded, no configuration file (as tests/packaging.sh found it).
+		systemctl disable --now srff-qdisc@eth0.service srff.service 2>&1 | sed 's/^/#   /'
+		modprobe -r srff
+		rm -f /etc/srff/srff.conf /etc/modprobe.d/srff-test.conf
+		check "$kver: back to a fresh install: srff unloaded, units disabled, eth0's ets gone" \
+			test ! -d /sys/module/srff -a "$(systemctl is-enabled srff.service)" = disabled -a \
+			-z "$(tc qdisc show dev eth0 | grep '^qdisc ets')"
+		readme_walk
+	fi
 	exit $failed
 fi
 
 ###############################################################################
 # On the host
 ###############################################################################
-mode=--guest log_tag= limit=480	# limit: seconds a boot may take
-[ "${1:-}" = --readme ] && { mode=--guest-readme log_tag=-readme limit=900; shift; }
+mode=--guest limit=480	# limit: seconds a boot may take
+[ "${1:-}" = --readme ] && { mode="--guest readme" limit=720; shift; }
 [ $# -gt 0 ] || { echo "usage: tests/systemd-boot.sh [--readme] KVER..." >&2; exit 2; }
 skip() { echo "ok - systemd boot # SKIP $1"; exit 3; }
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -339,7 +352,7 @@ accel=(--disable-kvm)
 mkdir -p "$top/tests/out"
 rc=0
 for k in "$@"; do
-	log=$top/tests/out/systemd-boot$log_tag-$k.log	# the guest's console and the checks
+	log=$top/tests/out/systemd-boot-$k.log	# the guest's console and the checks
 	[ -f "/boot/vmlinuz-$k" ] || { echo "not ok - $k: no /boot/vmlinuz-$k"; rc=1; continue; }
 	for attempt in 1 2; do
 		echo "# booting $k with systemd as init (1-3 min under emulation)"
