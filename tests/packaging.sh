@@ -351,28 +351,6 @@ rc=$?
 check "make install and uninstall refuse beside the packages (local.sh check: exit $rc)" test "$rc" = 1
 /usr/sbin/srffctl -V >/dev/null 2>&1
 check "/usr/sbin/srffctl runs (-V, exit $?)" test $? = 0
-boot_kernels=$(for k in $kernels; do [ -f "/boot/vmlinuz-$k" ] && echo "$k"; done)
-# SRFF_SYSTEMD_BOOT_KERNELS="KVER ...": boot only those of them (CI boots its
-# first kernel: the units and systemd are the same user space for both).
-if [ -n "${SRFF_SYSTEMD_BOOT_KERNELS:-}" ]; then
-	boot_kernels=$(for k in $boot_kernels; do
-		case " $SRFF_SYSTEMD_BOOT_KERNELS " in *" $k "*) echo "$k" ;; esac
-	done)
-fi
-# boot_tap CMD...: run a tests/systemd-boot.sh, counting its TAP lines here.
-boot_tap() {
-	"$@" > "$tmp/boot.out" 2>&1
-	local rc=$? line
-	grep '^#' "$tmp/boot.out" | indent
-	while IFS= read -r line; do
-		case $line in
-		'not ok - '*) echo "$line"; failed=$((failed + 1)) ;;
-		'ok - '*) echo "$line"; pass=$((pass + 1)) ;;
-		esac
-	done < "$tmp/boot.out"
-	return $rc
-}
-
 # What an administrator does; purge must undo it.
 systemctl enable srff.service srff-qdisc@eth0.service > "$tmp/enable.out" 2>&1
 rc=$?
@@ -386,11 +364,26 @@ thresholds 20k 300k
 idle-reset 250ms
 EOF
 printf '# tests/packaging.sh\noptions srff max_flows=64k gc_interval_ms=3s\n' > /etc/modprobe.d/srff-test.conf
+boot_kernels=$(for k in $kernels; do [ -f "/boot/vmlinuz-$k" ] && echo "$k"; done)
+# SRFF_SYSTEMD_BOOT_KERNELS="KVER ...": boot only those of them (CI boots its
+# first kernel: the units and systemd are the same user space for both).
+if [ -n "${SRFF_SYSTEMD_BOOT_KERNELS:-}" ]; then
+	boot_kernels=$(for k in $boot_kernels; do
+		case " $SRFF_SYSTEMD_BOOT_KERNELS " in *" $k "*) echo "$k" ;; esac
+	done)
+fi
 # Each boot then goes back to the packages alone and walks README's
 # quickstart and its way off (--readme), but for the purge, run below.
 # shellcheck disable=SC2086  # one argument a kernel
-boot_tap tests/systemd-boot.sh --readme $boot_kernels
+tests/systemd-boot.sh --readme $boot_kernels > "$tmp/boot.out" 2>&1
 rc=$?
+grep '^#' "$tmp/boot.out" | indent
+while IFS= read -r line; do
+	case $line in
+	'not ok - '*) echo "$line"; failed=$((failed + 1)) ;;
+	'ok - '*) echo "$line"; pass=$((pass + 1)) ;;
+	esac
+done < "$tmp/boot.out"
 check "boot under systemd: $(echo $boot_kernels) (tests/systemd-boot.sh: exit $rc)" test "$rc" = 0 -o "$rc" = 3
 rm -f /etc/srff/srff.conf /etc/modprobe.d/srff-test.conf
 

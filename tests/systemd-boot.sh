@@ -62,13 +62,15 @@ check() {	# check DESCRIPTION COMMAND...
 	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; failed=1; fi
 }
 state() { systemctl show -P ActiveState "$1" 2>/dev/null; }
-# readme_sh HEADING: the commands of the shell blocks in README.md's section
-# of that heading, one a line, comments dropped.
-readme_sh() {
-	awk -v h="## $1" '/^## /{sec = index($0, h) == 1} sec && /^```sh$/{blk = 1; next}
-		blk && /^```$/{blk = 0} sec && blk' "$top/README.md" |
-		sed 's/[[:space:]]*#.*$//' | grep -v '^[[:space:]]*$'
+# readme_block HEADING LANG: the lines of the ```LANG blocks in README.md's
+# section of that heading.
+readme_block() {
+	awk -v h="## $1" -v f="\`\`\`$2" '/^## /{sec = index($0, h) == 1} sec && $0 == f{blk = 1; next}
+		blk && /^```$/{blk = 0} sec && blk' "$top/README.md"
 }
+# readme_sh HEADING: the commands of its shell blocks, one a line, comments
+# dropped.
+readme_sh() { readme_block "$1" sh | sed 's/[[:space:]]*#.*$//' | grep -v '^[[:space:]]*$'; }
 # tests/systemd-boot.sh --readme-sh HEADING: print them (tests/packaging.sh).
 [ "${1:-}" = --readme-sh ] && { readme_sh "$2"; exit; }
 
@@ -77,11 +79,6 @@ readme_sh() {
 ###############################################################################
 readme_walk() {
 	kver=$(uname -r)
-	# readme_sample: the sample output block of the Quickstart section.
-	readme_sample() {
-		awk '/^## /{sec = index($0, "## Quickstart") == 1} sec && /^```text$/{blk = 1; next}
-			blk && /^```$/{blk = 0} sec && blk' README.md
-	}
 	# shape: a line with its numbers and runs of blanks made one token, so
 	# that a sample line matches the line of another run.
 	shape() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/[[:space:]]+/ /g; s/^ //; s/ $//'; }
@@ -108,29 +105,12 @@ readme_walk() {
 	sed 's/^/#   before: /' <<<"$before"
 
 	# The client reads whatever the server sends it; the server sends.
-	ip netns exec client python3 -c '
-import socket, threading
-s = socket.create_server(("192.0.2.2", 5001), backlog=64)
-def sink(c):
-    with c:
-        while c.recv(1 << 16):
-            pass
-while True:
-    threading.Thread(target=sink, args=(s.accept()[0],), daemon=True).start()' &
-	sink=$!
-	# send.py N BYTES: N connections to the client, one after another, each
-	# sending BYTES.
-	send=$(mktemp /tmp/send.XXXXXX.py)
-	cat > "$send" <<-'EOF'
-	import socket, sys, time
-	for _ in range(int(sys.argv[1])):
-	    for i in range(100):
-	        try:
-	            c = socket.create_connection(("192.0.2.2", 5001)); break
-	        except OSError:
-	            time.sleep(0.1)
-	    c.sendall(b"x" * int(sys.argv[2])); c.close()
-	EOF
+	traffic="python3 $top/tests/tools/traffic.py"
+	ip netns exec client $traffic tcp-sink 5001 & sink=$!
+	for _ in $(seq 100); do
+		[ -n "$(ip netns exec client ss -Hltn 'sport = :5001')" ] && break
+		sleep 0.1
+	done
 
 	# cmd LINE: run one README line as a reader would (answering yes),
 	# its output in the log and in $out.
@@ -147,7 +127,7 @@ while True:
 		case $line in
 		srff-check*)
 			# "Under load": a long transfer runs while it watches.
-			python3 "$send" 1 400000000 & load=$!
+			$traffic tcp-send 192.0.2.2 5001 400000000 & load=$!
 			cmd "$line"; rc=$?
 			check "$kver: README: $line ran (exit $rc: 0 all ok, 1 an item warns)" test $rc -le 1
 			check "$kver:   it finds srff loaded and enabled" grep -qE '^ *ok +srff ' <<<"$out"
@@ -157,7 +137,8 @@ while True:
 			;;
 		srffctl\ stats*)
 			# Traffic first: 20 short responses and one long transfer.
-			python3 "$send" 20 3000 && python3 "$send" 1 4000000
+			$traffic tcp-mix 192.0.2.2 5001 20 3000 --parallel 1 &&
+				$traffic tcp-send 192.0.2.2 5001 4000000
 			check "$kver: traffic to the client through eth0 (exit $?)" test $? = 0
 			cmd "$line"; rc=$?
 			check "$kver: README: $line (exit $rc)" test $rc = 0
@@ -189,7 +170,7 @@ while True:
 	done <<<"$quick"
 
 	# The sample output README shows, against what was printed here.
-	sample=$(readme_sample)
+	sample=$(readme_block Quickstart text)	# the sample output
 	check "$kver: README's quickstart shows sample output" test -n "$sample"
 	shapes=$(shape <<<"$outs")
 	while IFS= read -r l; do
@@ -322,18 +303,17 @@ venv=${SRFF_VENV:-$HOME/.cache/srff/venv}
 
 base=$(mktemp -d /tmp/srff-systemd-boot.XXXXXX)
 root=$base/root
-cleanup() {
+unmount_root() {
 	umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null
 	umount "$base/layer" 2>/dev/null || umount -l "$base/layer" 2>/dev/null
-	rm -rf "$base"
 }
+cleanup() { unmount_root; rm -rf "$base"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 # mount_root: $root, a fresh overlay of / (each boot starts from this
 # machine's files, not from what the boot before wrote).
 mount_root() {
-	umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null
-	umount "$base/layer" 2>/dev/null || umount -l "$base/layer" 2>/dev/null
+	unmount_root
 	mkdir -p "$base/layer" "$root"
 	mount -t tmpfs srff-boot "$base/layer" && mkdir "$base/layer/upper" "$base/layer/work" ||
 		skip "cannot mount a tmpfs here"
