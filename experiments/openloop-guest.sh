@@ -521,6 +521,9 @@ capture_stop() {
 # F-RTO, or the timestamps of tcp_may_undo) is undone, and TcpExt
 # TCPLossUndo counts it (6.1's tcp_input.c, tcp_try_undo_loss and
 # tcp_try_undo_recovery in the Loss state), TCPSpuriousRTOs those F-RTO found.
+# TCPSpuriousRtxHostQueues: retransmissions (after a timeout or a loss probe)
+# not sent because the original was still in this host's qdisc (6.1's
+# tcp_output.c, skb_still_in_host_queue): the segment had only waited here.
 tcp_counters() {
 	ip netns exec "$SRV" awk '
 		$1 == "TcpExt:" || $1 == "Tcp:" {
@@ -528,9 +531,9 @@ tcp_counters() {
 			else for (i = 2; i <= NF; i++) v[name[$1, i]] = $i
 		}
 		END { printf "{\"TCPTimeouts\":%d,\"RetransSegs\":%d,\"TCPLossProbes\":%d," \
-				"\"TCPLossUndo\":%d,\"TCPSpuriousRTOs\":%d}",
+				"\"TCPLossUndo\":%d,\"TCPSpuriousRTOs\":%d,\"TCPSpuriousRtxHostQueues\":%d}",
 			v["TCPTimeouts"], v["RetransSegs"], v["TCPLossProbes"],
-			v["TCPLossUndo"], v["TCPSpuriousRTOs"] }' /proc/net/netstat /proc/net/snmp
+			v["TCPLossUndo"], v["TCPSpuriousRTOs"], v["TCPSpuriousRtxHostQueues"] }' /proc/net/netstat /proc/net/snmp
 }
 
 # Which connections timed out: kprobes on tcp_enter_loss (a retransmission

@@ -18,7 +18,9 @@ sits behind responses long enough times out and restarts from one segment.
 Unless it was spurious: a segment that only waited in a queue longer than
 the RTO is acknowledged after the timeout, and the sender undoes it
 (cwnd restored; TcpExt TCPLossUndo, and TCPSpuriousRTOs where F-RTO found
-it). Where the runs recorded those, the table says how many were undone.
+it). Where the runs recorded those, the table says how many were undone,
+and, where they recorded TCPSpuriousRtxHostQueues, how many retransmissions
+TCP did not send because the original was still in this host's qdisc.
 The counters are the whole namespace's (every response and the bulk
 downloads), not one socket's: where the run also recorded "rto" (the
 guest's kprobes on tcp_enter_loss and tcp_syn_ack_timeout, one event per
@@ -51,6 +53,9 @@ COUNTERS = ("TCPTimeouts", "RetransSegs", "TCPLossProbes")
 # Recorded by later runs: timeouts the sender undid (found spurious: the
 # original segment had only waited), and those of them F-RTO found.
 UNDO = ("TCPLossUndo", "TCPSpuriousRTOs")
+# Later still: retransmissions (of a timeout or a loss probe) not sent
+# because the original was still in this host's qdisc.
+HOSTQ = ("TCPSpuriousRtxHostQueues",)
 RUN = re.compile(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-(?P<round>\d+)$")
 # The defaults issue's size bins, for whose RTOs they were.
 EDGES = [1e4, 1e5, 1e6]
@@ -155,7 +160,7 @@ def summarise(runs, order=None):
     first seen), then load."""
     cells = {}
     seen = []
-    names = COUNTERS + UNDO
+    names = COUNTERS + UNDO + HOSTQ
     for name, r in runs.items():
         m = RUN.match(name)
         if not m or "tcp_before" not in r or "tcp_after" not in r:
@@ -253,12 +258,16 @@ def table(rows):
         by.setdefault((p, ld), {})[c] = (n, mean, lo, hi)
     # The undo columns only where every cell has them (runs recorded
     # before them keep their table as it was).
-    undo = all(all(c in cs and cs[c][0] == cs["TCPTimeouts"][0] for c in UNDO)
-               for cs in by.values())
-    cols = COUNTERS + (UNDO if undo else ())
+    def everywhere(group):
+        return all(all(c in cs and cs[c][0] == cs["TCPTimeouts"][0] for c in group)
+                   for cs in by.values())
+    undo, hostq = everywhere(UNDO), everywhere(HOSTQ)
+    cols = COUNTERS + (UNDO if undo else ()) + (HOSTQ if hostq else ())
     head = "| policy | load | runs | RTOs (TCPTimeouts) | segments retransmitted | loss probes |"
     if undo:
         head += " RTOs undone (TCPLossUndo) | of them by F-RTO (TCPSpuriousRTOs) |"
+    if hostq:
+        head += " retransmissions not sent, original still queued here (TCPSpuriousRtxHostQueues) |"
     lines = ["Growth per run of the server namespace's TCP counters: mean [smallest, largest] "
              "over rounds.", "", head, "|---|---|---:|" + "---|" * len(cols)]
     for (p, ld), cs in by.items():
