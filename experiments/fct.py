@@ -82,6 +82,9 @@ COLUMNS = ["run", "round", "policy", "load", "kind", "nth", "size", "hdr", "sche
 TABLE_COLUMNS = [c for c in COLUMNS if c not in ("sched", "start")]
 BULK_COLUMNS = ["run", "round", "policy", "load", "req", "t", "bytes"]
 EDGES = (100000, 1000000)
+# The bins of the delay in excess of the idle link's (the defaults issue's).
+EXCESS_EDGES = (10000, 100000, 1000000)
+IDLE_KIND = "idle"
 LOG_NAME = re.compile(r"^(?P<policy>.+?)(?:@(?P<load>[0-9.]+))?-(?P<round>\d+)\.jsonl$")
 
 
@@ -279,7 +282,9 @@ class Rounds:
         return self.all[lo]
 
     def stat(self, name, mult=None):
-        return self.mean(mult) if name == "mean" else self.quantile(0.99, mult)
+        if name == "mean":
+            return self.mean(mult)
+        return self.quantile(0.5 if name == "p50" else 0.99, mult)
 
 
 def _ci(values):
@@ -290,7 +295,7 @@ def _ci(values):
 
 
 def bootstrap(rounds, stat, boot, rng):
-    """95 % CI of stat ("mean" or "p99") over resampled rounds."""
+    """95 % CI of stat ("mean", "p50" or "p99") over resampled rounds."""
     keys = rounds.keys
     if len(keys) < 2:
         return None
@@ -330,10 +335,44 @@ def _load_order(v):
         return (1, v)
 
 
+class IdleBaseline:
+    """What a response took alone on the idle link (web_client.py --mode
+    idle, kind "idle" in the table): per kind of connection (new: nth 0;
+    kept-alive: nth > 0) the median FCT of each size measured, and between
+    them linear in size (beyond them, the nearest)."""
+
+    def __init__(self, rows):
+        by = {True: collections.defaultdict(list), False: collections.defaultdict(list)}
+        for r in rows:
+            by[r["nth"] == 0][r["size"]].append(r["fct"])
+        self.curves = {new: sorted((x, statistics.median(v)) for x, v in d.items())
+                       for new, d in by.items() if d}
+        self.n = {new: sum(len(v) for v in d.values()) for new, d in by.items() if d}
+
+    def __call__(self, size, nth):
+        c = self.curves.get(nth == 0)
+        if not c:
+            return None
+        i = bisect.bisect_left(c, (size,))
+        if i < len(c) and c[i][0] == size:
+            return c[i][1]
+        if i == 0:
+            return c[0][1]
+        if i == len(c):
+            return c[-1][1]
+        (x0, y0), (x1, y1) = c[i - 1], c[i]
+        return y0 + (size - x0) * (y1 - y0) / (x1 - x0)
+
+
 def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000, seed=1,
-              order=None, mss=wire.MSS, overhead=wire.OVERHEAD):
+              order=None, mss=wire.MSS, overhead=wire.OVERHEAD, excess_edges=EXCESS_EDGES):
     """Everything the tables and plots show, as one JSON-able dict."""
     labels = bin_label(edges)
+    idle_rows = [r for r in rows if r["kind"] == IDLE_KIND]
+    rows = [r for r in rows if r["kind"] != IDLE_KIND]
+    base = IdleBaseline(idle_rows) if idle_rows else None
+    xlabels = bin_label(excess_edges)
+    xsmall = bin_label(excess_edges[1:2])[0]
     policies = order or []
     for r in rows:
         if r["policy"] not in policies:
@@ -342,6 +381,8 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
     # (policy, load, bin label) -> metric -> round key -> [values]
     groups = collections.defaultdict(lambda: {"fct": collections.defaultdict(list),
                                               "slowdown": collections.defaultdict(list)})
+    # (policy, load, excess bin label) -> round key -> [excess delay, s]
+    xgroups = collections.defaultdict(lambda: collections.defaultdict(list))
     bulk = collections.defaultdict(lambda: collections.defaultdict(list))
     stall = {}
     for r in rows:
@@ -358,9 +399,22 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
             g = groups[(r["policy"], r["load"], lab)]
             g["fct"][key].append(r["fct"])
             g["slowdown"][key].append(r["fct"] / ideal)
+        alone = base(r["size"], r["nth"]) if base else None
+        if alone is not None:
+            xb = size_bin(r["size"], excess_edges)
+            for lab in (xlabels[xb], xsmall if xb < 2 else None, "all"):
+                if lab:
+                    xgroups[(r["policy"], r["load"], lab)][key].append(r["fct"] - alone)
     out = {"rate_bps": rate_bps, "rtt": rtt, "ref": ref, "edges": list(edges), "boot": boot,
            "seed": seed, "mss": mss, "overhead": overhead, "policies": policies,
-           "loads": loads, "bins": labels + ["all"], "groups": [], "ratios": [], "bulk": []}
+           "loads": loads, "bins": labels + ["all"], "groups": [], "ratios": [], "bulk": [],
+           "excess_edges": list(excess_edges), "excess_bins": xlabels + [xsmall, "all"],
+           "idle": ({"requests": len(idle_rows), "sizes": {("new" if k else "kept-alive"):
+                                                           len(c) for k, c in base.curves.items()},
+                     "curves": {("new" if k else "kept-alive"): c
+                                for k, c in base.curves.items()}} if base else None),
+           "excess": [], "excess_ratios": [],
+           "kinds": sorted({r["kind"] for r in rows if r["kind"] != "bulk"})}
     cache = {}
     for p in policies:
         for ld in loads:
@@ -396,6 +450,34 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                         e["paired"], e["%s_%s_ratio_ci" % (metric, st)] = bootstrap_ratio(
                             a, b, st, boot, _rng(seed, "ratio", p, ld, lab, metric, st))
                 out["ratios"].append(e)
+    xcache = {}
+    for p in policies:
+        for ld in loads:
+            for lab in out["excess_bins"]:
+                if (p, ld, lab) not in xgroups:
+                    continue
+                rd = Rounds(xgroups[(p, ld, lab)])
+                xcache[(p, ld, lab)] = rd
+                e = {"policy": p, "load": ld, "bin": lab, "n": rd.n(), "rounds": len(rd.keys)}
+                for st in ("mean", "p50", "p99"):
+                    e[st] = rd.stat(st)
+                    e[st + "_ci"] = bootstrap(rd, st, boot, _rng(seed, "excess", p, ld, lab, st))
+                out["excess"].append(e)
+    for p in policies:
+        for ld in loads:
+            for lab in out["excess_bins"]:
+                if p == ref or (p, ld, lab) not in xcache or (ref, ld, lab) not in xcache:
+                    continue
+                a, b = xcache[(p, ld, lab)], xcache[(ref, ld, lab)]
+                e = {"policy": p, "ref": ref, "load": ld, "bin": lab}
+                for st in ("mean", "p50", "p99"):
+                    x, y = a.stat(st), b.stat(st)
+                    # A ratio of delays only where the reference's is one.
+                    e[st + "_ratio"] = x / y if y and y > 0 else None
+                    e["paired"], e[st + "_ratio_ci"] = (
+                        bootstrap_ratio(a, b, st, boot, _rng(seed, "xratio", p, ld, lab, st))
+                        if e[st + "_ratio"] is not None else (a.keys == b.keys, None))
+                out["excess_ratios"].append(e)
     persec = per_second_goodput(prog)
     for p in policies:
         for ld in loads:
@@ -627,6 +709,117 @@ def targets(s, policies=None):
     return "\n".join(out)
 
 
+def _ratio_cell(v, ci):
+    """A ratio with its CI, and "no difference" where the CI holds 1."""
+    if v is None:
+        return "-"
+    txt = "%.2f" % v
+    if ci:
+        txt += " [%.2f, %.2f]" % tuple(ci)
+        if ci[0] <= 1 <= ci[1]:
+            txt += " no difference"
+    return txt
+
+
+def excess_table(s):
+    """Delay in excess of the idle link's, per load, policy and size: p50,
+    p99 and mean with their CIs, and the mean's ratio to the reference."""
+    if not s.get("excess"):
+        return ""
+    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["excess_ratios"]}
+    out = ["| load | policy | size | n | p50 (ms) | p99 (ms) | mean (ms) "
+           "| mean / %s's | p99 / %s's |" % (s["ref"], s["ref"]), "|---|---|---|---:" + "|---" * 5 + "|"]
+    for e in s["excess"]:
+        r = ra.get((e["policy"], e["load"], e["bin"]), {})
+        out.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            e["load"], e["policy"], e["bin"], e["n"],
+            _fmt(e["p50"], e["p50_ci"], 1e3), _fmt(e["p99"], e["p99_ci"], 1e3),
+            _fmt(e["mean"], e["mean_ci"], 1e3),
+            _ratio_cell(r.get("mean_ratio"), r.get("mean_ratio_ci")) if r else "",
+            _ratio_cell(r.get("p99_ratio"), r.get("p99_ratio_ci")) if r else ""))
+    idle = s["idle"]
+    scaled = s.get("edge_scale", 1.0)
+    return ("Delay in excess of the idle link's: each response's FCT less what its size took "
+            "alone on the idle link (the idle baseline: %d requests, of %s; medians, linear "
+            "in size between them)%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
+            "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
+                idle["requests"], " and ".join(
+                    "%d sizes on %s connections" % (n, k) for k, n in idle["sizes"].items()),
+                " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
+                s["boot"], s["ref"]) + "\n".join(out) + "\n")
+
+
+# The defaults issue's targets (issue 32) and guard rails, against the
+# reference: (label, source, bin key, statistic, bound, at most).
+DEFAULTS_TARGETS = [
+    ("100 KB-1 MB: mean excess ≤ 0.5×", "excess", 2, "mean", 0.5, True),
+    ("small (< 100 KB): mean excess ≤ %(small)s×", "excess", "small", "mean", None, True),
+    ("small: p99 FCT ≤ 0.5×", "fct", 0, "fct_p99", 0.5, True),
+    (">= 1 MB: mean FCT ≤ 1.1×", "fct", -2, "fct_mean", 1.1, True),
+    ("bulk: goodput ≥ 0.85×", "goodput", None, None, 0.85, False),
+    ("bulk: longest stall ≤ 2× and < 1 s", "stall", None, None, 2.0, True),
+]
+
+
+def defaults_targets(s, policies=None):
+    """Issue 32's targets for each srff policy against the reference, a
+    column per load: ratio [CI], met or missed on the point estimate, and
+    "no difference" where the CI holds 1. The retransmission timeouts'
+    guard rail is tcp.md's (tcpstats.py)."""
+    if not s.get("excess"):
+        return ""
+    ref = s["ref"]
+    xb = s["excess_bins"]
+    keep = any(r == "keepalive" for r in s.get("kinds", ()))
+    small = 0.5 if keep else 0.3
+    xra = {(e["policy"], e["load"], e["bin"]): e for e in s["excess_ratios"]}
+    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
+    if policies is None:
+        policies = [p for p in s["policies"] if p != ref and p.startswith("srff")]
+    out = []
+    for p in policies:
+        rows = ["| target | " + " | ".join("load %s" % ld for ld in s["loads"]) + " |",
+                "|---" * (len(s["loads"]) + 1) + "|"]
+        for label, src, key, stat, bound, at_most in DEFAULTS_TARGETS:
+            bound = small if bound is None else bound
+            cells = []
+            for ld in s["loads"]:
+                v = ci = None
+                txt = ""
+                if src == "excess":
+                    e = xra.get((p, ld, xb[-2] if key == "small" else xb[key]))
+                    if e:
+                        v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+                elif src == "fct":
+                    e = ra.get((p, ld, s["bins"][key]))
+                    if e:
+                        v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+                else:
+                    mine, theirs = bk.get((p, ld)), bk.get((ref, ld))
+                    if mine and theirs and src == "goodput" and theirs["goodput_mean"]:
+                        v = mine["goodput_mean"] / theirs["goodput_mean"]
+                    elif mine and theirs and src == "stall" and \
+                            None not in (mine["longest_stall"], theirs["longest_stall"]):
+                        a, b = mine["longest_stall"], theirs["longest_stall"]
+                        ok = a <= bound * b and a < 1.0
+                        cells.append("%.2f s (%s %.2f s), %s" % (a, ref, b,
+                                                                 "met" if ok else "**missed**"))
+                        continue
+                if v is None:
+                    cells.append("-")
+                    continue
+                # On the point estimate, as printed (0.50 meets "≤ 0.5").
+                ok = round(v, 2) <= bound if at_most else round(v, 2) >= bound
+                txt = _ratio_cell(v, ci)
+                cells.append("%s, %s" % (txt, "met" if ok else "**missed**"))
+            rows.append("| %s | %s |" % (label % {"small": small}, " | ".join(cells)))
+        out.append("%s against %s: the defaults issue's targets (ratios with 95 %% CIs over "
+                   "rounds; met or missed on the point estimate; the timeouts' guard rail is "
+                   "in tcp.md):\n\n%s\n" % (p, ref, "\n".join(rows)))
+    return "\n".join(out)
+
+
 def load_table(loads):
     """The open-loop clients' own account of the load, per log."""
     if not loads:
@@ -726,6 +919,8 @@ def cmd_report(a):
                   order=list(params.get("policies", [])))
     s["edge_scale"] = scale
     text = tables(s) + load_table(loads)
+    if s["excess"]:
+        text += "\n" + excess_table(s)
     print(text, end="")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
@@ -737,6 +932,10 @@ def cmd_report(a):
         if tg:
             with open(os.path.join(a.out, "targets.md"), "w") as f:
                 f.write(tg)
+        xs = excess_table(s)
+        if xs:
+            with open(os.path.join(a.out, "excess.md"), "w") as f:
+                f.write(xs + "\n" + defaults_targets(s))
         with open(os.path.join(a.out, "summary.json"), "w") as f:
             json.dump({"summary": s, "loads": loads, "params": params}, f, indent=1)
         made = plot(s, a.out)

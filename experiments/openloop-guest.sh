@@ -52,6 +52,13 @@
 # policy once, in an order drawn at random from the round's seed
 # (guest-lib.sh shuffle), recorded in OUTDIR/order.jsonl.
 #
+# Then the idle baseline (WEB_IDLE_REPS times each of WEB_IDLE_SIZES sizes
+# spread in log(size) over the distribution's range, one request at a
+# time, as the rounds' connections are: web_client.py --mode idle, under
+# fq_codel, no bulk download; requests/idle-1.jsonl): what each size takes
+# alone on this link, which fct.py subtracts to give each response's delay
+# in excess of the idle link's. WEB_IDLE_REPS=0: none.
+#
 # Policies (WEB_POLICIES):
 #   fifo          tbf + pfifo of WEB_FIFO_LIMIT packets (a FIFO that drops)
 #   fq_codel      tbf + fq_codel (Debian's default qdisc)
@@ -144,6 +151,8 @@ WARMUP=${WEB_WARMUP:-120}
 FIFO_LIMIT=${WEB_FIFO_LIMIT:-100}
 CAPTURE=${WEB_CAPTURE:-$([ "$BOTTLENECK" = downstream ] && echo 1 || echo 0)}
 DRAIN=${WEB_DRAIN:-30}
+IDLE_REPS=${WEB_IDLE_REPS:-3}
+IDLE_SIZES=${WEB_IDLE_SIZES:-40}
 case $DIST in
 websearch) SCALE=${WEB_SCALE:-0.0625} ;;	# mean 104 KB, max 1.8 MB
 datamining) SCALE=${WEB_SCALE:-0.01} ;;		# mean 75 KB, max 10 MB
@@ -611,6 +620,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
 	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set burn_in="$BURNIN" --set order=\"shuffled\" \
+	--set idle_reps="$IDLE_REPS" --set idle_sizes="$IDLE_SIZES" \
 	--seed base="$SEED" >/dev/null
 
 rto_trace_start
@@ -642,6 +652,19 @@ if [ "$BURNIN" = 1 ]; then
 	client "$mid" $((SEED * 1000 + 999)) "$work/burnin.jsonl" "$SECONDS_PER" >/dev/null 2>&1 ||
 		say "  the burn-in's client reported failed requests"
 	policy_off
+fi
+
+# The idle baseline: each size alone on the link.
+if [ "$IDLE_REPS" -gt 0 ]; then
+	say "idle baseline: $IDLE_SIZES sizes x $IDLE_REPS, one at a time, under fq_codel"
+	policy_on fq_codel
+	ip netns exec "$CLI" python3 experiments/web_client.py 10.92.1.1 "$OUT/manifest.txt" \
+		"$OUT/requests/idle-1.jsonl" --mode idle --seconds 600 --seed "$SEED" \
+		--dist "$DIST" --scale "$SCALE" --blob /blob --conn "$CONN" \
+		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ||
+		say "  the idle baseline's client reported failed requests"
+	policy_off
+	say "  $(wc -l < "$OUT/requests/idle-1.jsonl") requests"
 fi
 
 total=$(( ROUNDS * $(wc -w <<<"$LOADS") * $(wc -w <<<"$POLICIES") ))

@@ -11,7 +11,8 @@
 #   experiments/report.sh RUN       tables.md, queues.md and plots from those
 # Results: experiments/results/open-DIST-BOTTLENECK-<date>/.
 # WEB_QUICK=1: a smoke run (1 round, 8 s, loads 0.6, fifo and srff-ets,
-# a 20 s warm-up): checks the whole chain in ~5 min, proves nothing.
+# a 20 s warm-up, an idle baseline of 8 sizes once each): checks the whole
+# chain in ~5 min, proves nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
@@ -20,6 +21,7 @@ if [ "${WEB_QUICK:-0}" = 1 ]; then
 	ROUNDS=1 SECS=8
 	export WEB_LOADS=${WEB_LOADS:-0.6} WEB_POLICIES=${WEB_POLICIES:-"fifo srff-ets"}
 	export WEB_WARMUP=${WEB_WARMUP:-20} WEB_DRAIN=${WEB_DRAIN:-15}
+	export WEB_IDLE_SIZES=${WEB_IDLE_SIZES:-8} WEB_IDLE_REPS=${WEB_IDLE_REPS:-1}
 fi
 # The kernel: Debian 12's 6.1 by default; SRFF_KERNEL_SERIES=6.12 boots
 # Debian 13's (srff.ko built for it in tests/out/build-KVER, and the guest

@@ -364,3 +364,89 @@ def test_bins_follow_the_clients_scale(tmp_path, capsys):
     assert "| srff | 0.5 | >= 10 KB | 4 | 2 |" in text
     fct.main(["report", str(run), "--boot", "10", "--edge-scale", "1"])
     assert "| srff | 0.5 | < 100 KB | 2 | 2 |" in capsys.readouterr().out
+
+
+# --- the idle baseline and the delay in excess of it ---------------------------
+
+def idle_rows(curve, nth=0, reps=(1.0,)):
+    """Idle requests: for each (size, fct) of curve, one per factor in reps."""
+    return [row("idle", 1, f * k, size=x, nth=nth, kind="idle", load="closed")
+            for x, f in curve for k in reps]
+
+
+def test_idle_baseline_median_interpolation_and_ends():
+    # Three reps per size, the median kept (an outlier does not move it).
+    b = fct.IdleBaseline(idle_rows([(1000, 0.04), (11000, 0.09)], reps=(1.0, 1.0, 5.0)))
+    assert b(1000, 0) == pytest.approx(0.04)
+    assert b(6000, 0) == pytest.approx(0.065)       # halfway in size
+    assert b(10, 0) == pytest.approx(0.04)          # below: the nearest
+    assert b(10 ** 7, 0) == pytest.approx(0.09)     # above: the nearest
+    assert b(6000, 2) is None                       # no kept-alive baseline
+    k = fct.IdleBaseline(idle_rows([(1000, 0.04)]) + idle_rows([(1000, 0.02)], nth=1))
+    assert (k(1000, 0), k(1000, 5)) == (pytest.approx(0.04), pytest.approx(0.02))
+
+
+def test_excess_known_answers_and_ratio():
+    # Idle: 1 KB takes 40 ms, 200 KB 100 ms (new connections).
+    idle = idle_rows([(1000, 0.040), (200000, 0.100)])
+    rows = idle[:]
+    for r in (1, 2, 3, 4):
+        # "a" waits 10 ms beyond the idle link's, "ref" 40 ms; 200 KB: 20 and 80 ms.
+        rows += [row("a", r, 0.050, size=1000), row("ref", r, 0.080, size=1000),
+                 row("a", r, 0.120, size=200000), row("ref", r, 0.180, size=200000)]
+    s = fct.summarise(rows, [], 8e6, 0.01, ref="ref", boot=50)
+    assert "idle" not in s["policies"]
+    assert s["excess_bins"] == ["< 10 KB", "10 KB - 100 KB", "100 KB - 1 MB", ">= 1 MB",
+                                "< 100 KB", "all"]
+    x = {(e["policy"], e["bin"]): e for e in s["excess"]}
+    assert x[("a", "< 10 KB")]["mean"] == pytest.approx(0.010)
+    assert x[("a", "< 100 KB")]["n"] == 4
+    assert x[("a", "100 KB - 1 MB")]["p50"] == pytest.approx(0.020)
+    assert x[("ref", "100 KB - 1 MB")]["p99"] == pytest.approx(0.080)
+    assert x[("a", "all")]["n"] == 8
+    r = {e["bin"]: e for e in s["excess_ratios"] if e["policy"] == "a"}
+    assert r["< 10 KB"]["mean_ratio"] == pytest.approx(0.25)
+    assert r["100 KB - 1 MB"]["mean_ratio"] == pytest.approx(0.25)
+    assert r["< 10 KB"]["mean_ratio_ci"] == [pytest.approx(0.25), pytest.approx(0.25)]
+    t = fct.excess_table(s)
+    rows_ = [ln for ln in t.splitlines() if ln.startswith("| 0.5 | a |")]
+    assert len(rows_) == 4 and all("0.25 [0.25, 0.25] |" in ln for ln in rows_)
+    assert not any("no difference" in ln for ln in rows_)
+    assert "2 requests, of 2 sizes on new connections;" in t
+
+
+def test_excess_says_no_difference_and_leaves_no_baseline_alone():
+    rows = idle_rows([(1000, 0.040)])
+    for r in (1, 2, 3, 4, 5, 6):
+        rows += [row("a", r, 0.040 + 0.01 * r, size=1000), row("ref", r, 0.040 + 0.01 * (7 - r),
+                                                                size=1000)]
+    s = fct.summarise(rows, [], 8e6, 0.01, ref="ref", boot=400)
+    r = next(e for e in s["excess_ratios"] if e["bin"] == "< 10 KB")
+    assert r["mean_ratio"] == pytest.approx(1.0)
+    assert "no difference |" in fct.excess_table(s)
+    # No idle rows: no excess, no table, no targets.
+    s = fct.summarise([x for x in rows if x["kind"] != "idle"], [], 8e6, 0.01, ref="ref", boot=10)
+    assert s["excess"] == [] and s["idle"] is None
+    assert fct.excess_table(s) == "" and fct.defaults_targets(s) == ""
+
+
+def test_defaults_targets_known_answers():
+    idle = idle_rows([(1000, 0.040), (200000, 0.100), (2000000, 1.0)])
+    rows = idle[:]
+    for r in (1, 2, 3):
+        rows += [row("srff", r, 0.050, size=1000), row("fq_codel", r, 0.080, size=1000),
+                 row("srff", r, 0.140, size=200000), row("fq_codel", r, 0.180, size=200000),
+                 row("srff", r, 1.2, size=2000000), row("fq_codel", r, 1.0, size=2000000),
+                 row("srff", r, 10.0, size=8 << 20, kind="bulk", stall=0.5),
+                 row("fq_codel", r, 8.0, size=8 << 20, kind="bulk", stall=0.2)]
+    s = fct.summarise(rows, [], 8e6, 0.01, ref="fq_codel", boot=50)
+    t = fct.defaults_targets(s)
+    lines = {ln.split(" | ")[0][2:]: ln for ln in t.splitlines() if ln.startswith("| ")}
+    # 100 KB-1 MB: 40 ms against 80 ms of excess: 0.5, met (at most).
+    assert "0.50 [0.50, 0.50], met" in lines["100 KB-1 MB: mean excess ≤ 0.5×"]
+    # Small: 10 against 40 ms: 0.25 ≤ 0.3 on new connections.
+    assert "0.25 [0.25, 0.25], met" in lines["small (< 100 KB): mean excess ≤ 0.3×"]
+    # >= 1 MB FCT 1.2×: missed. Goodput 0.8×: missed. Stall 0.5 s > 2 x 0.2 s: missed.
+    assert "1.20 [1.20, 1.20], **missed**" in lines[">= 1 MB: mean FCT ≤ 1.1×"]
+    assert "0.80, **missed**" in lines["bulk: goodput ≥ 0.85×"]
+    assert "0.50 s (fq_codel 0.20 s), **missed**" in lines["bulk: longest stall ≤ 2× and < 1 s"]

@@ -7,6 +7,9 @@
   web_client.py HOST MANIFEST OUT.jsonl --seconds S --seed N --mode open
                 --load F --rate RATE [--dist D --scale X --blob PATH]
                 [--conn new|pool] [--workers W] [--bulk B] [--drain S]
+  web_client.py HOST MANIFEST OUT.jsonl --seconds S --seed N --mode idle
+                --dist D --scale X --blob PATH [--conn new|pool]
+                [--sizes K] [--reps R] [--gap S]
 
 Closed loop (the default, what web-guest.sh runs): MANIFEST lists "path
 size" lines of the heavy-tailed file set; the bulk files are the lines
@@ -52,6 +55,16 @@ bytes over the seconds and the rate), achieved (response bytes received
 during the arrival window, framed, over the seconds and the rate; bulk
 apart), and served (all completed responses' wire bytes over the time to
 the last completion). Exits non-zero if a request fails.
+
+Idle (--mode idle): the baseline the open loop's delays are judged
+against, what each size takes alone on the idle link. K sizes spaced
+evenly in log(size) from the smallest to the largest of --dist (scaled),
+each requested R times, in an order shuffled by the seed, one at a time,
+--gap seconds apart (longer than an RTO: a kept-alive connection restarts
+from its initial window, as an idle one does). --conn new: each on a new
+connection (nth 0); pool: all on one kept-alive connection (its first
+request, nth 0, too). Rows as the open loop's, of kind "idle"; stops
+after --seconds even if sizes are left.
 """
 import argparse
 import http.client
@@ -385,6 +398,52 @@ def open_loop(a, files, bulk, log):
     return s
 
 
+def idle_sizes(dist, k):
+    """k sizes spaced evenly in log(size) over dist's range, whole bytes,
+    without repeats."""
+    knots = [b for b, _ in dist.knots() if b >= 1]
+    lo, hi = min(knots), max(knots)
+    if k < 2 or hi <= lo:
+        return [hi]
+    return sorted({max(1, round(lo * (hi / lo) ** (i / (k - 1)))) for i in range(k)})
+
+
+def idle(a, log):
+    """One request at a time on the idle link (the baseline of --mode idle)."""
+    if not a.blob:
+        sys.exit("web_client: --mode idle needs --blob PATH")
+    dist = sizes.load(a.dist, a.scale)
+    plan = [n for n in idle_sizes(dist, a.sizes) for _ in range(a.reps)]
+    random.Random(a.seed).shuffle(plan)
+    deadline = time.monotonic() + a.seconds
+    conn, nth = None, 0
+    try:
+        for n in plan:
+            if time.monotonic() >= deadline:
+                break
+            headers = {"Range": "bytes=0-%d" % (n - 1)}
+            if a.conn == "pool":
+                if conn is None:
+                    conn = http.client.HTTPConnection(a.host, a.port, timeout=120)
+                row = get(conn, a.blob, headers, n, (200, 206))
+            else:
+                c = http.client.HTTPConnection(a.host, a.port, timeout=120)
+                headers["Connection"] = "close"
+                row = get(c, a.blob, headers, n, (200, 206))
+                c.close()
+            row.update({"kind": "idle", "nth": nth})
+            log.write(row)
+            if a.conn == "pool":
+                nth += 1
+            time.sleep(a.gap)
+    except Exception as e:  # noqa: BLE001 - reported, then the run fails
+        log.error("idle: %s" % e)
+    finally:
+        if conn is not None:
+            conn.close()
+    log.close()
+
+
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("host")
@@ -393,7 +452,7 @@ def main(argv=None):
     p.add_argument("--seconds", type=float, required=True)
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--port", type=int, default=80)
-    p.add_argument("--mode", choices=("closed", "open"), default="closed")
+    p.add_argument("--mode", choices=("closed", "open", "idle"), default="closed")
     p.add_argument("--bulk", type=int, default=None,
                    help="bulk clients (default: 2 closed loop, 0 open loop)")
     g = p.add_argument_group("closed loop")
@@ -415,6 +474,10 @@ def main(argv=None):
     g.add_argument("--header-bytes", type=int, default=HEADER_ESTIMATE)
     g.add_argument("--mss", type=int, default=wire.MSS)
     g.add_argument("--overhead", type=int, default=wire.OVERHEAD)
+    g = p.add_argument_group("idle (also --dist, --scale, --blob, --conn)")
+    g.add_argument("--sizes", type=int, default=40, help="sizes, spaced in log(size)")
+    g.add_argument("--reps", type=int, default=3, help="requests of each size")
+    g.add_argument("--gap", type=float, default=0.25, help="seconds between requests")
     a = p.parse_args(argv)
     if a.bulk is None:
         a.bulk = 2 if a.mode == "closed" else 0
@@ -430,6 +493,8 @@ def main(argv=None):
         log = Log(out)
         if a.mode == "open":
             open_loop(a, files, bulk, log)
+        elif a.mode == "idle":
+            idle(a, log)
         else:
             deadline = time.monotonic() + a.seconds
             clients = []
