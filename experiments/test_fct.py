@@ -450,3 +450,28 @@ def test_defaults_targets_known_answers():
     assert "1.20 [1.20, 1.20], **missed**" in lines[">= 1 MB: mean FCT ≤ 1.1×"]
     assert "0.80, **missed**" in lines["bulk: goodput ≥ 0.85×"]
     assert "0.50 s (fq_codel 0.20 s), **missed**" in lines["bulk: longest stall ≤ 2× and < 1 s"]
+
+
+def test_report_with_an_idle_baseline(tmp_path, capsys):
+    # write_run's requests: 200 KB and others at 0.1 s (srff) and 0.2 s (fq_codel).
+    run = tmp_path / "web-x"
+    write_run(run, loads=("0.5",))
+    sizes = sorted({r["size"] for r in fct.build_table(str(run))[0]})
+    with open(run / "requests" / "idle-1.jsonl", "w") as f:
+        for x in sizes:
+            for k in (0.05, 0.05, 0.07):
+                f.write(json.dumps({"kind": "idle", "bytes": x, "hdr": 283, "start": 0.0,
+                                    "end": k, "nth": 0, "port": 1000}) + "\n")
+    fct.main(["table", str(run)])
+    rows = fct.read_csv(str(run / "requests.csv.xz"))
+    idle = [r for r in rows if r["kind"] == "idle"]
+    assert len(idle) == 3 * len(sizes) and {r["policy"] for r in idle} == {"idle"}
+    out = tmp_path / "report"
+    fct.main(["report", str(run), "--rtt", "0", "--boot", "100", "--out", str(out)])
+    capsys.readouterr()
+    s = json.load(open(out / "summary.json"))["summary"]
+    assert s["policies"] == ["fq_codel", "srff"]
+    # Excess: 0.1 - 0.05 and 0.2 - 0.05 s: srff's is a third of fq_codel's.
+    x = (out / "excess.md").read_text()
+    assert "| 0.5 | srff | all |" in x and "0.33 [0.33, 0.33]" in x
+    assert "srff against fq_codel: the defaults issue's targets" in x

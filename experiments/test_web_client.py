@@ -171,3 +171,32 @@ def test_failures_fail_the_run(tmp_path, server):
     s = json.load(open(tmp_path / "out.load.json"))
     assert s["failed"] > 0 and s["failures"][0]["error"]
     assert math.isfinite(s["offered_load"])
+
+
+@pytest.mark.parametrize("conn", ["new", "pool"])
+def test_idle_one_request_at_a_time(tmp_path, server, conn):
+    port, m = server
+    rows, _ = run(tmp_path, port, m, "--seconds", "30", "--seed", "5", "--mode", "idle",
+                  "--dist", "websearch", "--scale", "0.01", "--blob", "/blob", "--conn", conn,
+                  "--sizes", "6", "--reps", "2", "--gap", "0")
+    import sizes
+    want = web_client.idle_sizes(sizes.load("websearch", 0.01), 6)
+    assert len(want) == 6 and want == sorted(want)
+    # Ends of the distribution's range, evenly in log(size) between.
+    assert want[0] == min(b for b, _ in sizes.load("websearch", 0.01).knots())
+    assert sorted(r["bytes"] for r in rows) == sorted(want * 2)
+    assert {r["kind"] for r in rows} == {"idle"}
+    rows.sort(key=lambda r: r["start"])
+    for a, b in zip(rows, rows[1:]):
+        assert b["start"] >= a["end"]           # one at a time
+    if conn == "new":
+        assert all(r["nth"] == 0 for r in rows) and len({r["port"] for r in rows}) == len(rows)
+    else:
+        assert [r["nth"] for r in rows] == list(range(len(rows)))
+        assert len({r["port"] for r in rows}) == 1
+    # The seed shuffles the order, the same way each time.
+    again, _ = run(tmp_path, port, m, "--seconds", "30", "--seed", "5", "--mode", "idle",
+                   "--dist", "websearch", "--scale", "0.01", "--blob", "/blob", "--conn", conn,
+                   "--sizes", "6", "--reps", "2", "--gap", "0")
+    assert [r["bytes"] for r in sorted(again, key=lambda r: r["start"])] == \
+        [r["bytes"] for r in rows]
