@@ -820,6 +820,43 @@ def defaults_targets(s, policies=None):
     return "\n".join(out)
 
 
+def load_summary(loads, policies=None):
+    """Per target load and policy, what the link carried, mean [smallest,
+    largest] over rounds: the responses' offered load (the arrivals' bytes:
+    the same for every policy of a round), the responses' achieved load, the
+    bulk downloads', and the two together (the link's utilisation)."""
+    cells = collections.defaultdict(lambda: collections.defaultdict(list))
+    order = list(policies or [])
+    for name, m in loads.items():
+        mt = re.match(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-\d+$", name)
+        if not mt or "offered_load" not in m:
+            continue
+        if mt["policy"] not in order:
+            order.append(mt["policy"])
+        c = cells[(mt["load"], mt["policy"])]
+        c["offered"].append(m["offered_load"])
+        c["achieved"].append(m["achieved_load"])
+        c["bulk"].append(m.get("bulk_load", 0.0))
+        c["link"].append(m["achieved_load"] + m.get("bulk_load", 0.0))
+    if not cells:
+        return ""
+
+    def f(v):
+        return "%.2f [%.2f, %.2f]" % (statistics.fmean(v), min(v), max(v))
+    out = ["| load | policy | rounds | responses offered | responses achieved | bulk | link |",
+           "|---|---|---:|---|---|---|---|"]
+    for ld in sorted({k[0] for k in cells}, key=float):
+        for p in order:
+            c = cells.get((ld, p))
+            if c:
+                out.append("| %s | %s | %d | %s | %s | %s | %s |" % (
+                    ld, p, len(c["offered"]), f(c["offered"]), f(c["achieved"]), f(c["bulk"]),
+                    f(c["link"])))
+    return ("The load each run carried, as fractions of the bottleneck (mean [smallest, largest] "
+            "over rounds): the load axis is the responses' target; the bulk download takes what "
+            "they leave.\n\n" + "\n".join(out) + "\n")
+
+
 def load_table(loads):
     """The open-loop clients' own account of the load, per log."""
     if not loads:
@@ -935,7 +972,8 @@ def cmd_report(a):
         xs = excess_table(s)
         if xs:
             with open(os.path.join(a.out, "excess.md"), "w") as f:
-                f.write(xs + "\n" + defaults_targets(s))
+                f.write(xs + "\n" + load_summary(loads, s["policies"]) + "\n" +
+                        defaults_targets(s))
         with open(os.path.join(a.out, "summary.json"), "w") as f:
             json.dump({"summary": s, "loads": loads, "params": params}, f, indent=1)
         made = plot(s, a.out)
