@@ -14,7 +14,10 @@
         INPUT is a RUN_DIR (its requests.csv.xz if there, else its logs) or
         a requests.csv.xz. Prints markdown tables; with --out writes
         DIR/headline.md, DIR/tables.md, DIR/targets.md (issue 11's targets
-        for each srff policy against --ref), DIR/summary.json and, if
+        for each srff policy against --ref), where the run has an idle
+        baseline DIR/excess.md (delay in excess of it, per size, and the
+        load each run carried) and DIR/defaults.md (issue 32's targets on
+        it), DIR/summary.json and, if
         matplotlib is installed, DIR/fct_cdf.png and DIR/bulk_goodput.png.
 
 The table has one line per request: run, round, policy, load ("closed"
@@ -972,8 +975,9 @@ def cmd_report(a):
         xs = excess_table(s)
         if xs:
             with open(os.path.join(a.out, "excess.md"), "w") as f:
-                f.write(xs + "\n" + load_summary(loads, s["policies"]) + "\n" +
-                        defaults_targets(s))
+                f.write(xs + "\n" + load_summary(loads, s["policies"]))
+            with open(os.path.join(a.out, "defaults.md"), "w") as f:
+                f.write(defaults_targets(s))
         with open(os.path.join(a.out, "summary.json"), "w") as f:
             json.dump({"summary": s, "loads": loads, "params": params}, f, indent=1)
         made = plot(s, a.out)

@@ -474,7 +474,8 @@ def test_report_with_an_idle_baseline(tmp_path, capsys):
     # Excess: 0.1 - 0.05 and 0.2 - 0.05 s: srff's is a third of fq_codel's.
     x = (out / "excess.md").read_text()
     assert "| 0.5 | srff | all |" in x and "0.33 [0.33, 0.33]" in x
-    assert "srff against fq_codel: the defaults issue's targets" in x
+    assert "srff against fq_codel: the defaults issue's targets" in \
+        (out / "defaults.md").read_text()
     # What the link carried: write_run's .load.json (offered 0.5, achieved 0.49, bulk 0.3).
     assert "| 0.5 | srff | 2 | 0.50 [0.50, 0.50] | 0.49 [0.49, 0.49] | 0.30 [0.30, 0.30] " \
         "| 0.79 [0.79, 0.79] |" in x
