@@ -3,8 +3,9 @@
 #
 # openloop_smoke.sh: experiment 3 end to end, as short as it goes: one
 # round of srff-prio-fq (a variant: +idle-reset=25ms, over a boot-wide
-# WEB_SRFF_SET="idle-reset 200ms") and fifo at one load, then the
-# host-side tables (fct.py, qlog.py) from the guest's logs. It proves the
+# WEB_SRFF_SET="idle-reset 200ms") and fifo at one load, an idle baseline
+# of 5 sizes, then the host-side tables (fct.py, qlog.py) and the delay in
+# excess of the baseline from the guest's logs. It proves the
 # chain works, that each policy's queue was where it should be and that a
 # variant's settings hold for its runs only, not any result.
 . "$(dirname "$0")/../lib.sh"
@@ -15,6 +16,7 @@ out=$(mktemp -d)
 holds() { jq -e "$1" "$2" >/dev/null; }
 V=srff-prio-fq+idle-reset=25ms
 WEB_POLICIES="$V fifo" WEB_SRFF_SET="idle-reset 200ms" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
+	WEB_IDLE_SIZES=5 WEB_IDLE_REPS=1 \
 	run "$TOP/experiments/openloop-guest.sh" "$out" 1 5 || fail "openloop-guest.sh"
 for p in fifo "$V"; do
 	l=$out/requests/$p@0.5-1.load.json
@@ -40,6 +42,16 @@ for p in fifo "$V"; do
 done
 run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
 run $PY "$TOP/experiments/qlog.py" table "$out" || fail "qlog.py table"
+# The idle baseline: each of its 5 sizes once, one at a time, and the
+# report subtracts it (excess.md, and issue 32's targets in defaults.md).
+check "idle baseline: 5 requests ($(wc -l < "$out/requests/idle-1.jsonl"))" \
+	test "$(jq -s 'map(select(.kind == "idle" and .nth == 0)) | length' \
+		"$out/requests/idle-1.jsonl")" = 5
+# (Printed, not written: --out would draw the plots, slow under TCG.)
+run $PY "$TOP/experiments/fct.py" report "$out" --ref fifo --boot 20 >"$out/report.md" ||
+	fail "fct.py report"
+check "each policy's delay beyond the idle baseline reported" \
+	grep -q "^| 0.5 | $V | all | " "$out/report.md"
 run $PY "$TOP/experiments/qlog.py" report "$out" --out "$out" || fail "qlog.py report"
 # srff-prio-fq: band 0 (fq_codel 101:) carried responses' first bytes and
 # band 2 (103:) the bulk download; under fifo srff's marks were all 0.

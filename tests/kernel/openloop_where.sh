@@ -25,7 +25,7 @@ sent_q() {
 # --- a multiqueue server NIC ---------------------------------------------
 mkdir "$out/mq"
 WEB_BOTTLENECK=mq WEB_DIST=websearch WEB_POLICIES=srff-mq WEB_LOADS=0.5 WEB_WARMUP=0 \
-	WEB_BURNIN=0 WEB_DRAIN=15 run "$TOP/experiments/openloop-guest.sh" "$out/mq" 1 4 ||
+	WEB_BURNIN=0 WEB_IDLE_REPS=0 WEB_DRAIN=15 run "$TOP/experiments/openloop-guest.sh" "$out/mq" 1 4 ||
 	fail "openloop-guest.sh, WEB_BOTTLENECK=mq"
 q=$out/mq/qlog/srff-mq@0.5-1.jsonl
 check "mq: meta.json says 4 TX queues" holds '.params.txqueues == 4' "$out/mq/meta.json"
@@ -46,7 +46,7 @@ check "mq: each CPU's time recorded before and after" \
 # --- the queue downstream, srff's code points on the wire -----------------
 mkdir "$out/ds"
 WEB_BOTTLENECK=downstream WEB_DIST=websearch WEB_POLICIES=srff-dscp-ets WEB_LOADS=0.5 \
-	WEB_WARMUP=0 WEB_BURNIN=0 WEB_DRAIN=15 \
+	WEB_WARMUP=0 WEB_BURNIN=0 WEB_IDLE_REPS=0 WEB_DRAIN=15 \
 	run "$TOP/experiments/openloop-guest.sh" "$out/ds" 1 4 ||
 	fail "openloop-guest.sh, WEB_BOTTLENECK=downstream"
 check "downstream: the run was captured" test -s "$out/ds/pcap/srff-dscp-ets@0.5-1.pcap"
