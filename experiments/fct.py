@@ -405,7 +405,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
         alone = base(r["size"], r["nth"]) if base else None
         if alone is not None:
             xb = size_bin(r["size"], excess_edges)
-            for lab in (xlabels[xb], xsmall if xb < 2 else None, "all"):
+            for lab in (xlabels[xb], xsmall if r["size"] < excess_edges[1] else None, "all"):
                 if lab:
                     xgroups[(r["policy"], r["load"], lab)][key].append(r["fct"] - alone)
     out = {"rate_bps": rate_bps, "rtt": rtt, "ref": ref, "edges": list(edges), "boot": boot,
@@ -595,12 +595,17 @@ def tables(s):
     return "\n".join(text) + "\n"
 
 
+def _cells(entries):
+    """{(policy, load, bin): entry} of a summary's list of entries."""
+    return {(e["policy"], e["load"], e["bin"]): e for e in entries}
+
+
 def headline(s):
     """One line per load and policy: mean slowdown by size bin, small
     flows' p99, bulk goodput and stall; ratios against the reference in
     brackets where there is one. The table docs/experiments.md shows."""
-    g = {(e["policy"], e["load"], e["bin"]): e for e in s["groups"]}
-    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    g = _cells(s["groups"])
+    ra = _cells(s["ratios"])
     bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
     bins = s["bins"]
     small = bins[0]
@@ -683,21 +688,32 @@ def _target_cell(what, key, bound, at_most, entry, mine, ref):
     return "%s, %s" % (txt, "met" if ok else "**missed**")
 
 
+def _policy_tables(s, policies, rows, caption):
+    """One table per srff policy (or those given) against the reference, a
+    column per load: rows(p) gives its (target, [cell per load]) lines,
+    caption(p) the line above it."""
+    if policies is None:
+        policies = [p for p in s["policies"] if p != s["ref"] and p.startswith("srff")]
+    out = []
+    for p in policies:
+        lines = ["| target | " + " | ".join("load %s" % ld for ld in s["loads"]) + " |",
+                 "|---" * (len(s["loads"]) + 1) + "|"]
+        lines += ["| %s | %s |" % (label, " | ".join(cells)) for label, cells in rows(p)]
+        out.append("%s:\n\n%s\n" % (caption(p), "\n".join(lines)))
+    return "\n".join(out)
+
+
 def targets(s, policies=None):
     """Issue 11's targets for each srff policy (or those given) against the
     reference, one table per policy, a column per load: the figure, its
     95 % CI where there is one, and met or missed (on the point estimate)."""
     ref = s["ref"]
     bins = {"small": s["bins"][0], "large": s["bins"][-2]}
-    g = {(e["policy"], e["load"], e["bin"]): e for e in s["groups"]}
-    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    g = _cells(s["groups"])
+    ra = _cells(s["ratios"])
     bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
-    if policies is None:
-        policies = [p for p in s["policies"] if p != ref and p.startswith("srff")]
-    out = []
-    for p in policies:
-        rows = ["| target | " + " | ".join("load %s" % ld for ld in s["loads"]) + " |",
-                "|---" * (len(s["loads"]) + 1) + "|"]
+
+    def rows(p):
         for label, what, key, bound, at_most in TARGETS:
             cells = []
             for ld in s["loads"]:
@@ -705,11 +721,10 @@ def targets(s, policies=None):
                 cells.append(_target_cell(
                     what, key, slowdown_bound(ld) if what == "value" else bound, at_most,
                     entry, bk.get((p, ld)), bk.get((ref, ld))))
-            rows.append("| %s | %s |" % (label % {"ref": ref}, " | ".join(cells)))
-        out.append("%s against %s (small: %s, large: %s; ratios with 95 %% CIs bootstrapped "
-                   "over rounds; met or missed on the point estimate):\n\n%s\n" % (
-                       p, ref, bins["small"], bins["large"], "\n".join(rows)))
-    return "\n".join(out)
+            yield label % {"ref": ref}, cells
+    return _policy_tables(s, policies, rows, lambda p: (
+        "%s against %s (small: %s, large: %s; ratios with 95 %% CIs bootstrapped over rounds; "
+        "met or missed on the point estimate)" % (p, ref, bins["small"], bins["large"])))
 
 
 def _ratio_cell(v, ci):
@@ -729,7 +744,7 @@ def excess_table(s):
     p99 and mean with their CIs, and the mean's ratio to the reference."""
     if not s.get("excess"):
         return ""
-    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["excess_ratios"]}
+    ra = _cells(s["excess_ratios"])
     out = ["| load | policy | size | n | p50 (ms) | p99 (ms) | mean (ms) "
            "| mean / %s's | p99 / %s's |" % (s["ref"], s["ref"]), "|---|---|---|---:" + "|---" * 5 + "|"]
     for e in s["excess"]:
@@ -775,52 +790,44 @@ def defaults_targets(s, policies=None):
     xb = s["excess_bins"]
     keep = any(r == "keepalive" for r in s.get("kinds", ()))
     small = 0.5 if keep else 0.3
-    xra = {(e["policy"], e["load"], e["bin"]): e for e in s["excess_ratios"]}
-    ra = {(e["policy"], e["load"], e["bin"]): e for e in s["ratios"]}
+    xra = _cells(s["excess_ratios"])
+    ra = _cells(s["ratios"])
     bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
-    if policies is None:
-        policies = [p for p in s["policies"] if p != ref and p.startswith("srff")]
-    out = []
-    for p in policies:
-        rows = ["| target | " + " | ".join("load %s" % ld for ld in s["loads"]) + " |",
-                "|---" * (len(s["loads"]) + 1) + "|"]
+
+    def cell(p, ld, src, key, stat, bound, at_most):
+        v = ci = None
+        if src == "excess":
+            # "small": the < 100 KB group, second to last of excess_bins.
+            e = xra.get((p, ld, xb[-2] if key == "small" else xb[key]))
+            if e:
+                v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+        elif src == "fct":
+            e = ra.get((p, ld, s["bins"][key]))
+            if e:
+                v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+        else:
+            mine, theirs = bk.get((p, ld)), bk.get((ref, ld))
+            if mine and theirs and src == "goodput" and theirs["goodput_mean"]:
+                v = mine["goodput_mean"] / theirs["goodput_mean"]
+            elif mine and theirs and src == "stall" and \
+                    None not in (mine["longest_stall"], theirs["longest_stall"]):
+                a, b = mine["longest_stall"], theirs["longest_stall"]
+                ok = a <= bound * b and a < 1.0
+                return "%.2f s (%s %.2f s), %s" % (a, ref, b, "met" if ok else "**missed**")
+        if v is None:
+            return "-"
+        # On the point estimate, as printed (0.50 meets "≤ 0.5").
+        ok = round(v, 2) <= bound if at_most else round(v, 2) >= bound
+        return "%s, %s" % (_ratio_cell(v, ci), "met" if ok else "**missed**")
+
+    def rows(p):
         for label, src, key, stat, bound, at_most in DEFAULTS_TARGETS:
             bound = small if bound is None else bound
-            cells = []
-            for ld in s["loads"]:
-                v = ci = None
-                txt = ""
-                if src == "excess":
-                    e = xra.get((p, ld, xb[-2] if key == "small" else xb[key]))
-                    if e:
-                        v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
-                elif src == "fct":
-                    e = ra.get((p, ld, s["bins"][key]))
-                    if e:
-                        v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
-                else:
-                    mine, theirs = bk.get((p, ld)), bk.get((ref, ld))
-                    if mine and theirs and src == "goodput" and theirs["goodput_mean"]:
-                        v = mine["goodput_mean"] / theirs["goodput_mean"]
-                    elif mine and theirs and src == "stall" and \
-                            None not in (mine["longest_stall"], theirs["longest_stall"]):
-                        a, b = mine["longest_stall"], theirs["longest_stall"]
-                        ok = a <= bound * b and a < 1.0
-                        cells.append("%.2f s (%s %.2f s), %s" % (a, ref, b,
-                                                                 "met" if ok else "**missed**"))
-                        continue
-                if v is None:
-                    cells.append("-")
-                    continue
-                # On the point estimate, as printed (0.50 meets "≤ 0.5").
-                ok = round(v, 2) <= bound if at_most else round(v, 2) >= bound
-                txt = _ratio_cell(v, ci)
-                cells.append("%s, %s" % (txt, "met" if ok else "**missed**"))
-            rows.append("| %s | %s |" % (label % {"small": small}, " | ".join(cells)))
-        out.append("%s against %s: the defaults issue's targets (ratios with 95 %% CIs over "
-                   "rounds; met or missed on the point estimate; the timeouts' guard rail is "
-                   "in tcp.md):\n\n%s\n" % (p, ref, "\n".join(rows)))
-    return "\n".join(out)
+            yield label % {"small": small}, [cell(p, ld, src, key, stat, bound, at_most)
+                                             for ld in s["loads"]]
+    return _policy_tables(s, policies, rows, lambda p: (
+        "%s against %s: the defaults issue's targets (ratios with 95 %% CIs over rounds; met or "
+        "missed on the point estimate; the timeouts' guard rail is in tcp.md)" % (p, ref)))
 
 
 def load_summary(loads, policies=None):

@@ -596,12 +596,20 @@ cpu_ticks() {
 	     END { printf "}" }' /proc/stat
 }
 
-client() { # LOAD SEED OUT SECONDS [ARGS...]
-	local load=$1 seed=$2 out=$3 secs=$4
+# web_client MODE SEED OUT SECONDS [ARGS...]: web_client.py in the client's
+# namespace, with the boot's sizes and kind of connection.
+web_client() {
+	local mode=$1 seed=$2 out=$3 secs=$4
 	shift 4
 	ip netns exec "$CLI" python3 experiments/web_client.py 10.92.1.1 "$OUT/manifest.txt" "$out" \
-		--mode open --seconds "$secs" --seed "$seed" --load "$load" --rate "$RATE" \
-		--dist "$DIST" --scale "$SCALE" --blob /blob --conn "$CONN" --bulk "$BULK" \
+		--mode "$mode" --seconds "$secs" --seed "$seed" \
+		--dist "$DIST" --scale "$SCALE" --blob /blob --conn "$CONN" "$@"
+}
+
+client() { # LOAD SEED OUT SECONDS [ARGS...]: ARGS last, so they override
+	local load=$1 seed=$2 out=$3 secs=$4
+	shift 4
+	web_client open "$seed" "$out" "$secs" --load "$load" --rate "$RATE" --bulk "$BULK" \
 		--drain "$DRAIN" "$@"
 }
 
@@ -658,9 +666,7 @@ fi
 if [ "$IDLE_REPS" -gt 0 ]; then
 	say "idle baseline: $IDLE_SIZES sizes x $IDLE_REPS, one at a time, under fq_codel"
 	policy_on fq_codel
-	ip netns exec "$CLI" python3 experiments/web_client.py 10.92.1.1 "$OUT/manifest.txt" \
-		"$OUT/requests/idle-1.jsonl" --mode idle --seconds 600 --seed "$SEED" \
-		--dist "$DIST" --scale "$SCALE" --blob /blob --conn "$CONN" \
+	web_client idle "$SEED" "$OUT/requests/idle-1.jsonl" 600 \
 		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ||
 		say "  the idle baseline's client reported failed requests"
 	policy_off
