@@ -469,5 +469,25 @@ if not have_groff or not have_man:
     print("ok - groff and man warnings # SKIP groff or man not installed")
 shutil.rmtree(tmp)
 
+# .ci/run: every kernel test is named once in its comment, as staying on the
+# second kernel or as left out there, and the exclusion matches exactly
+# those left out (a test added later must be placed).
+ci = read(".ci/run")
+tests = [ln.split()[0] for ln in read("tests/kernel/TESTS").splitlines()
+         if ln.strip() and not ln.startswith("#")]
+excl = re.search(r"SRFF_SECOND_KERNEL_EXCLUDE='([^']*)'", ci)
+block = re.search(r"# Both kernels run the kernel suite;(.*?)\n# Left out there(.*?)\n# And ", ci, re.S)
+check(".ci/run: an exclusion for the second kernel, and its comment", bool(excl and block))
+if excl and block:
+    def named(text):
+        globs = set(re.findall(r"\b([a-z][a-z0-9]*_[a-z0-9_]*\*?)", text))
+        return {t for t in tests if any(t == g or (g.endswith("*") and t.startswith(g[:-1])) for g in globs)}
+    stay, out = named(block.group(1)), named(block.group(2))
+    left = {t for t in tests if re.match(excl.group(1), t)}
+    check(".ci/run: every kernel test is named in the comment, once", not (set(tests) - stay - out) and not (stay & out),
+          sorted((set(tests) - stay - out) | (stay & out)))
+    check(".ci/run: the exclusion leaves out exactly the tests its comment lists", left == out,
+          sorted(left ^ out))
+
 print(f"docs: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
