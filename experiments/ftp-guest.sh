@@ -51,6 +51,11 @@
 #                 bands (htb classes 10:1..10:8: each assured 1/80 of the
 #                 rate, the rest borrowed in band order), by class id;
 #                 srff-8-htbA: the bands assured A % of the rate together
+#   srff-8-floor  learnt thresholds for 8 bands by class id over tbf:
+#                 bands 0-2 in strict order, bands 3-7 in one fq_codel
+#                 assured 10 % of the rate against them (guest-lib.sh's
+#                 floor_tree); srff-8-floorP: P %; -lax: CoDel at 50 ms /
+#                 500 ms but in band 0
 # Files: pcap/POLICY-TRIAL.pcap (not committed), srff/POLICY-TRIAL.json
 # (srffctl show and stats after the trial) and .tc.txt (tc -s of the
 # bottleneck; demo.sh packs srff/ into srff.tar.xz), warmup.srff.json
@@ -79,6 +84,7 @@ say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since
 for p in $POLICIES; do
 	case $p in
 	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-8-htb|srff-8-htb[1-9]|srff-8-htb[1-9][0-9]|srff-16|srff-16-ets) ;;
+	srff-8-floor|srff-8-floor[1-9]|srff-8-floor[1-9][0-9]|srff-8-floor-lax|srff-8-floor[1-9]-lax|srff-8-floor[1-9][0-9]-lax) ;;
 	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
 	esac
 done
@@ -178,6 +184,12 @@ policy_on() {
 	srff-8-htb*)
 		a=${1#srff-8-htb}
 		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} ip netns exec "$SRV" "$Q" install shaped-htb s0 "$RATE" 8 >/dev/null
+		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
+	srff-8-floor*)
+		a=${1%-lax}; a=${a#srff-8-floor}
+		ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
+		floor_tree "$SRV" s0 "${a:-10}" "$([[ $1 == *-lax ]] && echo lax)" ||
+			{ say "policy $1: tc refused the tree"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-16|srff-16-ets)
 		setup=shaped-prio-fq

@@ -83,6 +83,35 @@ srff_eight_bands() {
 		"$ctl" -n "$ns" set thresholds auto
 }
 
+# floor_tree NS DEV PCT [lax]: srff's 8 class-id bands as 4 queues: bands
+# 0-2 (flows under the third threshold) in strict order, and bands 3-7 (the
+# large flows and the bulk downloads) sharing one fq_codel that keeps PCT %
+# of the link while it has packets. Over srff-qdisc's shaped-fq (tbf 1:,
+# its child at 1:1): ets 2: with two DRR bands, quanta (100 - PCT):PCT of
+# a full-sized frame; 2:1 is prio 10: with 3 bands (classes 10:1-10:3,
+# fq_codel 101:-103:), 2:2 is fq_codel 20:, where a basic meta filter
+# sends class ids above 10:3. Unclassified packets (priority 0) go to 10:2,
+# as under shaped-htb. Work-conserving and rate-free: the floor takes all
+# the others leave. lax: CoDel at target 50 ms, interval 500 ms in every
+# queue but 10:1 (as srff-htbA-8-lax).
+floor_tree() {
+	local ns=$1 dev=$2 pct=$3 lax=${4:-} mtu b codel=()
+	mtu=$(ip -n "$ns" -o link show dev "$dev" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+	mtu=$((mtu + 14))
+	[ "$lax" = lax ] && codel=(target 50ms interval 500ms)
+	tc -n "$ns" qdisc replace dev "$dev" parent 1:1 handle 2: ets bands 2 \
+		quanta $((mtu * (100 - pct) / pct)) "$mtu" priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+	tc -n "$ns" qdisc add dev "$dev" parent 2:1 handle 10: prio bands 3 \
+		priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 &&
+	tc -n "$ns" qdisc add dev "$dev" parent 10:1 handle 101: fq_codel || return
+	for b in 2 3; do
+		tc -n "$ns" qdisc add dev "$dev" parent 10:$b handle 10$b: fq_codel "${codel[@]}" || return
+	done
+	tc -n "$ns" qdisc add dev "$dev" parent 2:2 handle 20: fq_codel "${codel[@]}" &&
+	tc -n "$ns" filter add dev "$dev" parent 2: prio 1 basic \
+		match "meta(priority gt $((0x100003)))" classid 2:2
+}
+
 srff_sixteen_bands() {
 	local ctl=$1 ns=$2 k t=''
 	shift 2

@@ -97,6 +97,13 @@
 #                 target 50 ms, interval 500 ms (such a band waits behind
 #                 the bands above it: does CoDel's dropping there cost the
 #                 timeouts and the stalls?)
+#   srff-floor-8  srff with 8 bands (learnt, class ids) over tbf: bands 0-2
+#                 in strict order, bands 3-7 (the large flows and the bulk
+#                 download) in one fq_codel assured 10 % of the link
+#                 against them (ets, DRR 9:1; guest-lib.sh's floor_tree);
+#                 not among the defaults. srff-floorP-8: P % assured.
+#                 srff-floor-8-lax, srff-floorP-8-lax: CoDel at target
+#                 50 ms, interval 500 ms but in band 0
 #   srff-prio-fq-16, srff-ets-16  srff with 16 bands (fixed thresholds
 #                 twice apart from 16 KiB, class ids 10:1 to 10:16) over tbf
 #                 + prio (strict) or ETS with 16 bands of fq_codel; not among
@@ -464,6 +471,13 @@ policy_on() {
 					fq_codel target 50ms interval 500ms
 			done
 		fi
+		srff_eight_bands "$CTL" "$SRV" ;;
+	srff-floor-8|srff-floor[1-9]-8|srff-floor[1-9][0-9]-8|srff-floor-8-lax|srff-floor[1-9]-8-lax|srff-floor[1-9][0-9]-8-lax)
+		[ "$BOTTLENECK" = local ] || { say "policy $1: WEB_BOTTLENECK=local only"; exit 2; }
+		a=${1%%+*}; a=${a%-lax}; a=${a#srff-floor}; a=${a%-8}
+		setup fq
+		floor_tree "$SRV" s0 "${a:-10}" "$([[ ${1%%+*} == *-lax ]] && echo lax)" ||
+			{ say "policy $1: tc refused the tree"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;

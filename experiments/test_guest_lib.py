@@ -144,3 +144,51 @@ def test_shuffle_odd_words_and_one_word():
     assert bash("shuffle 7 'srff@0.6' '*' x").stdout.split() != []
     assert sorted(bash("shuffle 7 'srff@0.6' '*' x").stdout.split()) == sorted(["srff@0.6", "*", "x"])
     assert bash("shuffle 3 only").stdout.split() == ["only"]
+
+
+def stub_tools(tmp_path, fail_on=""):
+    """ip (a device with MTU 1500) and tc (logs its arguments; fails when
+    they contain FAIL_ON) on PATH."""
+    log = tmp_path / "tc.log"
+    (tmp_path / "ip").write_text(
+        '#!/bin/sh\necho "2: s0@if3: <BROADCAST,UP> mtu 1500 qdisc tbf state UP"\n')
+    (tmp_path / "tc").write_text(
+        '#!/bin/sh\necho "$*" >>"$LOG"\n'
+        'case "$*" in *"$FAIL_ON"*) [ -z "$FAIL_ON" ] || exit 2 ;; esac\n')
+    for t in ("ip", "tc"):
+        (tmp_path / t).chmod(0o755)
+    return {"PATH": f"{tmp_path}:{os.environ['PATH']}", "LOG": str(log), "FAIL_ON": fail_on}, log
+
+
+@pytest.mark.parametrize("pct,hi", [(10, 13626), (5, 28766), (20, 6056)])
+def test_floor_tree(tmp_path, pct, hi):
+    """Bands 0-2 under strict prio in ets's first DRR band, class ids above
+    10:3 in one fq_codel in its second, quanta (100 - P):P of a full-sized
+    frame; CoDel relaxed in every queue but 10:1 with lax."""
+    env, log = stub_tools(tmp_path)
+    r = bash(f"floor_tree NS s0 {pct} lax", env)
+    assert r.returncode == 0, r.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == (f"-n NS qdisc replace dev s0 parent 1:1 handle 2: ets bands 2 "
+                        f"quanta {hi} 1514 priomap " + " ".join(["0"] * 16))
+    assert lines[1].startswith("-n NS qdisc add dev s0 parent 2:1 handle 10: prio bands 3 ")
+    assert lines[2] == "-n NS qdisc add dev s0 parent 10:1 handle 101: fq_codel"
+    for b in (2, 3):
+        assert lines[b + 1] == (f"-n NS qdisc add dev s0 parent 10:{b} handle 10{b}: fq_codel "
+                                "target 50ms interval 500ms")
+    assert lines[5] == "-n NS qdisc add dev s0 parent 2:2 handle 20: fq_codel target 50ms interval 500ms"
+    assert lines[6] == ("-n NS filter add dev s0 parent 2: prio 1 basic match "
+                        "meta(priority gt 1048579) classid 2:2")
+    assert len(lines) == 7
+
+
+def test_floor_tree_default_codel_and_refusal(tmp_path):
+    """Without lax every queue has fq_codel's defaults; a refused command
+    stops the tree there with a failure."""
+    env, log = stub_tools(tmp_path)
+    assert bash("floor_tree NS s0 10", env).returncode == 0
+    assert [l for l in log.read_text().splitlines() if "fq_codel" in l and "target" in l] == []
+    log.unlink()
+    env, log = stub_tools(tmp_path, fail_on="handle 10:")
+    assert bash("floor_tree NS s0 10", env).returncode != 0
+    assert len(log.read_text().splitlines()) == 2
