@@ -3,43 +3,21 @@
  * The packet path: the POST_ROUTING hook for IPv4 and IPv6.
  *
  * Runs on every outgoing packet, in softirq or in process context with BH
- * on (local output), always under rcu_read_lock. It never sleeps, reads
- * headers only through skb_header_pointer() (flowkey.c), allocates at most
- * one flow with GFP_ATOMIC and only under the cap (table.c), and does work
- * bounded by the thresholds (<= 15), the top ports (<= 32) and one bucket's
- * chain. Chains average two flows at most once a grow has run; until it
- * has (the resize worker is process context), or for good if its
- * allocation fails, a chain holds what the SipHash spreads there.
+ * on (local output), always under rcu_read_lock. It never sleeps, parses
+ * headers only with skb_header_pointer() (flowkey.c), allocates at most one
+ * flow (GFP_ATOMIC, under the cap: table.c) and, under mark dscp, what
+ * skb_ensure_writable() needs. Its work is bounded by the thresholds (<= 15),
+ * the top ports (<= 32) and one bucket's chain: about two flows on average
+ * once the resize worker (process context) has grown the array, unless
+ * hash_buckets caps the array lower.
  *
  * Each packet is classified once, on the pass whose mark reaches the wire
- * (checked against 6.1's sources):
- * - VRF: a packet passes POST_ROUTING on the VRF device, then again on the
- *   enslaved one. The VRF pass is left alone; the second one classifies.
- * - IPsec: xfrm_output() flags the packet IPSKB_XFRM_TRANSFORMED (IPv6:
- *   IP6SKB_XFRM_TRANSFORMED) before transforming it, and the ESP/AH packet
- *   passes POST_ROUTING again with the flag and the inner packet's
- *   skb->priority. That second pass is left alone.
- * - IP tunnels (GRE, IPIP, SIT, ip6 tunnels, MPLS-in-IP, SRv6's L2 encap):
- *   the inner packet is classified on the tunnel device; iptunnel_xmit()
- *   keeps skb->priority, so the outer packet (protocol GRE, IPIP, ...) is
- *   left alone. L2TPv3 over IP is left alone too, but it sends through
- *   ip_queue_xmit(), which sets the tunnel socket's priority: its outer
- *   packets leave with that, not the inner band (docs/design.md, limits).
- * - UDP tunnels sent through a kernel tunnel socket (encap_type set:
- *   WireGuard, VXLAN, Geneve, L2TP over UDP): WireGuard zeroes skb->priority
- *   when it encapsulates (wg_reset_packet clears skb->headers) but keeps
- *   skb->hash, and every inner flow shares one outer 5-tuple. So the outer
- *   packet is classified, keyed by its 5-tuple and a tag of the inner flow
- *   (from skb->hash), and the inner pass on a WireGuard device is left
- *   alone after setting skb->hash to a hash of the inner flow's key: a
- *   local TCP socket's own hash (sk_txhash) changes after a retransmission
- *   timeout (net.core.txrehash), and the flow's count must not.
- *   VXLAN and Geneve keep skb->priority and are classified on both passes.
- *   FOU and GUE send through ip_tunnel_xmit() with no socket: their outer
- *   packets are keyed by their 5-tuple and counted again. Route-based
- *   IPsec (xfrm and vti devices) passes POST_ROUTING on the device and
- *   again in xfrm4/6_output() before the transform, unflagged: counted
- *   twice. Both are limits of docs/design.md.
+ * (checked against 6.1's and 6.12's sources; docs/design.md, "Tunnels,
+ * IPsec and VRF", lists every case and its limits): mostly a tunnel's
+ * inner pass. WireGuard zeroes skb->priority when it encapsulates
+ * (wg_reset_packet) but keeps skb->hash: its inner pass leaves a tag of the
+ * inner flow in skb->hash, and its outer packet is classified, keyed by its
+ * UDP 5-tuple and that tag, as are other kernel UDP tunnel sockets'.
  */
 #include <linux/skbuff.h>
 #include <linux/if_arp.h>
@@ -77,8 +55,9 @@ static bool is_wireguard(const struct net_device *dev)
 	       !strcmp(dev->rtnl_link_ops->kind, "wireguard");
 }
 
-/* A pass whose mark would not reach the wire, or that another pass of the
- * same packet classifies (see the top of this file).
+/* A pass that another pass of the same packet classifies: the VRF device's
+ * (the enslaved device's follows), or the ESP/AH packet xfrm_output()
+ * flagged, which keeps the inner pass's priority.
  */
 static bool other_pass(struct sk_buff *skb, const struct nf_hook_state *state)
 {
@@ -91,9 +70,9 @@ static bool other_pass(struct sk_buff *skb, const struct nf_hook_state *state)
 	return out && netif_is_l3_master(out);
 }
 
-/* The inner pass on a WireGuard device: leave a tag of the inner flow in
- * skb->hash, which WireGuard keeps for the outer packet. The hash of the
- * inner key, not the socket's: it stays the same for the flow's life.
+/* The inner pass on a WireGuard device: tag the inner flow in skb->hash,
+ * which WireGuard keeps for the outer packet. A hash of the inner key: a
+ * TCP socket's own hash changes after a retransmission timeout (txrehash).
  */
 static noinline void wg_tag_inner(const struct srff_tracker *tr,
 				  struct sk_buff *skb, unsigned int nhoff,
@@ -108,12 +87,8 @@ static noinline void wg_tag_inner(const struct srff_tracker *tr,
 			     PKT_HASH_TYPE_L4);
 }
 
-/*
- * To a multicast or broadcast address: sent to many, and seen twice here
- * when looped back to local listeners (ip_mc_output() and ip6_finish_
- * output2() pass a clone through POST_ROUTING before the real packet; with
- * br_netfilter, every port's copy of a flooded frame passes). Not a
- * response with a size left to send: srff leaves such packets alone.
+/* To a multicast or broadcast address: left alone. Seen twice when looped
+ * back (ip_mc_output(), ip6_finish_output2() pass a clone here first).
  */
 static bool to_many(const struct sk_buff *skb, const struct srff_pkt *p)
 {
@@ -128,7 +103,10 @@ static bool to_many(const struct sk_buff *skb, const struct srff_pkt *p)
 	return rt && rt->rt_flags & RTCF_BROADCAST;
 }
 
-/* The outer header of a packet some tunnel on this host encapsulated. */
+/* A tunnel's outer IP protocol: left alone unless inner_unseen(), whether
+ * this host encapsulated it (iptunnel_xmit() keeps the priority the inner
+ * pass set) or forwards it.
+ */
 static bool ip_tunnel_outer(u8 proto)
 {
 	switch (proto) {
@@ -146,16 +124,12 @@ static bool ip_tunnel_outer(u8 proto)
 }
 
 /*
- * An IPIP, IPv6-in-IP or GRE packet whose inner packet passed no
- * POST_ROUTING here, so no other pass classified it; it is classified by
- * the inner header instead (srff_flowkey_parse_inner):
- *  - IPVS's tunnel mode: ip_vs_tunnel_xmit() encapsulates at LOCAL_IN,
- *    FORWARD or LOCAL_OUT and sets ipvs_property (a tunnel device's
- *    iptunnel_xmit() clears it, in skb_scrub_packet(), before its outer
- *    packet comes here);
- *  - SRv6 encapsulation (an SRH before the inner header): seg6_output()
- *    and seg6_input() pass the inner packet through POST_ROUTING only when
- *    net.netfilter.nf_hooks_lwtunnel is on.
+ * A tunnel packet whose inner packet passed no POST_ROUTING here, so it is
+ * classified by its inner header (srff_flowkey_parse_inner): IPVS tunnel
+ * mode (ip_vs_tunnel_xmit() encapsulates at LOCAL_IN, FORWARD or LOCAL_OUT
+ * and sets ipvs_property, which a tunnel device's iptunnel_xmit() clears in
+ * skb_scrub_packet()), and SRv6 encapsulation (an SRH) unless
+ * net.netfilter.nf_hooks_lwtunnel has seg6 pass the inner packet here.
  */
 static bool inner_unseen(const struct sk_buff *skb, const struct srff_pkt *pkt)
 {
@@ -181,14 +155,11 @@ static bool udp_tunnel_outer(const struct sock *sk)
 
 /*
  * Local TCP: the packet's own tcp_sock, or NULL (not TCP, forwarded, or not
- * a TCP socket's own). Its fields are read locklessly, once each: a stale
- * value only delays or advances one reset decision.
- *
- * Not every full socket of protocol TCP is a tcp_sock: IPv4 sends its RSTs
- * and its TIME_WAIT and request sockets' ACKs on a per-CPU control socket,
- * a raw one (tcp_v4_init: inet_ctl_sock_create(SOCK_RAW, IPPROTO_TCP)),
- * and __ip_append_data() makes it skb->sk. A raw_sock ends long before
- * tcp_sock's write_seq: hence the socket type (6.1 and 6.12 alike).
+ * a tcp_sock: IPv4 sends RSTs, and TIME_WAIT and request sockets' ACKs,
+ * on tcp_v4_init()'s per-CPU raw socket of protocol TCP, which
+ * __ip_append_data() makes skb->sk; 6.1 and 6.12 alike). Its fields are
+ * read locklessly, once each: a stale value only delays or advances one
+ * reset decision.
  */
 static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
 					const struct srff_pkt *p)
@@ -200,9 +171,8 @@ static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
 	    sk->sk_protocol != IPPROTO_TCP)
 		return NULL;
 #ifdef SRFF_TEST_HOOKS
-	/* Test builds: a socket too small to be a tcp_sock is a WARN (and,
-	 * under make test-debug's panic_on_warn, a failed test): KASAN does
-	 * not see such a read when it lands on the next object of the slab.
+	/* Test builds: WARN on a socket too small for a tcp_sock; KASAN
+	 * misses such a read when it lands in the slab's next object.
 	 */
 	if (WARN_ON_ONCE(READ_ONCE(sk->sk_prot)->obj_size <
 			 max3(offsetofend(struct tcp_sock, write_seq),
@@ -215,9 +185,7 @@ static const struct tcp_sock *local_tcp(const struct sk_buff *skb,
 	return tcp_sk(sk);
 }
 
-/* Whether the socket holds written data this skb does not carry: it will
- * send more without a new write.
- */
+/* Whether the socket holds written data this skb does not carry. */
 static bool tcp_pending(const struct tcp_sock *tp, const struct srff_pkt *p)
 {
 	return after(READ_ONCE(tp->write_seq), p->tcp_end_seq);
@@ -230,25 +198,15 @@ static u32 tcp_min_rtt_once(const struct tcp_sock *tp)
 }
 
 /*
- * Whether data sent before this skb is still unacknowledged: in flight, or
- * in a qdisc on this host (TCP Small Queues lets a socket hand it up to
- * tcp_limit_output_bytes, so an empty socket says nothing about the wire).
- *
- * The synchronous pass runs inside tcp_transmit_skb(), before
- * tcp_event_new_data_sent() moves snd_nxt past the skb (tcp_write_xmit(),
- * 6.1's net/ipv4/tcp_output.c:2729): new data starts at snd_nxt, and what
- * is unacknowledged is snd_una..snd_nxt. Any other skb starts before
- * snd_nxt: a retransmission, or new data on a deferred pass, which comes
- * after snd_nxt has moved on (a VRF device with a qdisc: the enslaved
- * device's pass follows that qdisc, drivers/net/vrf.c vrf_ip_out_redirect;
- * an NFQUEUE verdict that reinjects later). There, data before the skb is
- * acknowledged only when snd_una is exactly its start, and a
- * retransmission never starts a message: the socket is in loss recovery
- * (an RTO or a fast retransmit sets icsk_ca_state before resending) or
- * has retransmissions out (retrans_out, counted once the resend returns).
- * A tail loss probe of a lone last segment passes as acknowledged: it
- * ends a message the socket has nothing left of, so nothing restarts mid-
- * message. docs/design.md, "Garbage collection" (the idle reset).
+ * Whether data sent before this skb is unacknowledged: in flight, or in a
+ * qdisc here (TCP Small Queues). The synchronous pass runs in
+ * tcp_transmit_skb() before tcp_event_new_data_sent() moves snd_nxt past
+ * the skb (6.1's net/ipv4/tcp_output.c:2729). An skb starting before
+ * snd_nxt is a retransmission or a deferred pass (a VRF qdisc,
+ * vrf_ip_out_redirect(); NFQUEUE): earlier data is acknowledged only if
+ * snd_una is its start, the socket is not in loss recovery (an RTO or fast
+ * retransmit sets icsk_ca_state before resending) and retrans_out (counted
+ * after the resend) is 0. docs/design.md, "Garbage collection".
  */
 static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
 {
@@ -262,24 +220,15 @@ static bool tcp_unacked(const struct tcp_sock *tp, const struct srff_pkt *p)
 	       READ_ONCE(tp->retrans_out);
 }
 
-/*
- * An MPTCP subflow: the MPTCP socket pushes it data a burst at a time, so
- * an empty, acknowledged subflow says nothing about the connection (it may
- * wait for another subflow's data to reach the receiver's shared window).
- * Its count follows its bytes alone, with no idle reset: a kept-alive
- * MPTCP connection's responses add up until idle_timeout frees the flow,
- * and its bytes are split across its subflows (docs/design.md, "Garbage
- * collection", the idle reset).
+/* No idle reset on an MPTCP subflow: an empty, acknowledged one may only
+ * wait for another subflow's data (docs/design.md, "Garbage collection").
  */
 static bool tcp_mptcp_subflow(const struct tcp_sock *tp)
 {
 	return sk_is_mptcp((const struct sock *)tp);
 }
 
-/*
- * Count on the packet path: per CPU once the namespace's statistics exist,
- * atomically into early_stats before they do (srff_tracker).
- */
+/* Per CPU once the namespace's statistics exist, into early_stats before. */
 #define stat_add(field, v) do {						\
 	if (likely(st))							\
 		this_cpu_add(st->field, (v));				\
@@ -290,15 +239,10 @@ static bool tcp_mptcp_subflow(const struct tcp_sock *tp)
 #define stat_inc(field)	stat_add(field, 1)
 
 /*
- * mark dscp: write the band's DSCP into the IPv4 TOS or the IPv6 traffic
- * class, keeping the ECN bits (ipv4_change_dsfield fixes the header
- * checksum; IPv6 has none, and neither is in a transport checksum). Only
- * when the value changes, and, unless dscp_override, only over DSCP 0: an
- * application's own code point (EF, AF) is never lowered. A GSO
- * super-packet is marked once: segmentation copies its header to every
- * segment. The header is made writable first (a clone's shared header is
- * copied; TCP's own clones have private headers, __skb_header_release);
- * without memory for that, the packet leaves unmarked and is counted.
+ * mark dscp: write the band's DSCP, keeping the ECN bits, only when it
+ * changes and, unless dscp_override, only over DSCP 0. A header that cannot
+ * be made writable leaves unmarked (dscp_failed). docs/design.md, "DSCP
+ * marking".
  */
 static noinline void mark_dscp(struct srff_tracker *tr, struct sk_buff *skb,
 			       unsigned int nhoff, u8 family,
@@ -347,9 +291,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	u64 before;
 	u8 family = state->pf == NFPROTO_IPV4 ? AF_INET : AF_INET6;
 
-	/* Loopback traffic meets no qdisc that orders by priority, and a
-	 * local process could fill the table with it: left alone, before the
-	 * first packet's allocations and any lookup.
+	/* Loopback meets no qdisc that orders by priority, and a local
+	 * process must not fill the table: before any allocation or lookup.
 	 */
 	if (unlikely(state->out && state->out->flags & IFF_LOOPBACK)) {
 		stat_inc(loopback_pkts);
@@ -372,11 +315,12 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	if (unlikely(ip_tunnel_outer(pkt.key.proto)) &&
 	    (!inner_unseen(skb, &pkt) || srff_flowkey_parse_inner(skb, nhoff, &pkt)))
 		goto encap;
-	/* After the tunnel checks: an outer packet carries the priority the
-	 * inner pass set, and is another pass's, not the application's.
+	/* After the tunnel checks: an outer packet carries the priority its
+	 * inner pass set, not the application's.
 	 */
 	if (c->app_priority == SRFF_APP_PRIO_KEEP && skb->priority)
 		goto ignore;
+	/* What the qdisc will count: every GSO segment, headers included. */
 	len = srff_wire_len(skb, nhoff, &pkt);
 	if (pkt.key.proto == IPPROTO_UDP || pkt.key.proto == IPPROTO_UDPLITE) {
 		if (c->udp_policy == SRFF_UDP_IGNORE)
@@ -398,9 +342,8 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	nodata = pkt.key.proto == IPPROTO_TCP && pkt.has_ports && !pkt.payload;
 	f = srff_table_find(&tr->table, &pkt.key);
 	if (!f) {
-		/* A segment with no data yet creates no flow: its band is the
-		 * top one anyway, and a remote peer's spoofed SYNs and stray
-		 * packets must not fill the table.
+		/* No flow for a segment with no data: the top band anyway,
+		 * and spoofed SYNs and stray packets must not fill the table.
 		 */
 		if (nodata) {
 			stat_inc(nodata_pkts);
@@ -434,22 +377,18 @@ unsigned int srff_hook(void *priv, struct sk_buff *skb,
 	if (unlikely(pkt.tcp_fin_rst))
 		srff_flow_close(f);
 
-	/* What the qdisc will count: every segment of a GSO skb, headers
-	 * included (srff_wire_len).
-	 */
 	reset = c->idle_reset;
 	tp = reset ? local_tcp(skb, &pkt) : NULL;
 	if (nodata) {
-		/* No data (an ACK of a request or an upload, a closing FIN):
-		 * the top band, as with no flow, and not the sender at work:
-		 * neither the end of an idle gap nor activity.
+		/* The top band, as with no flow; its bytes count, but it
+		 * neither ends an idle gap nor is activity.
 		 */
 		srff_flow_account_quiet(f, len);
 		band = 0;
 	} else {
 		/* Local TCP: a gap ends a message only once everything sent
-		 * was acknowledged (PIAS's rule), and then after one round
-		 * trip if that is shorter than idle_reset.
+		 * was acknowledged (PIAS's rule), then after one round trip
+		 * if shorter than idle_reset; never on an MPTCP subflow.
 		 */
 		if (tp)
 			reset = tcp_unacked(tp, &pkt) || tcp_mptcp_subflow(tp) ? 0 :

@@ -14,23 +14,20 @@
  *   skb->priority (default):         6          0           2
  *   pfifo_fast band:                 0          1           2
  *
- * Tunables (module parameters set every namespace's defaults; the "srff"
- * generic netlink family changes them per namespace at run time):
- *   thresholds        up to 15 ascending byte counts (default: learnt)
- *   priorities        skb->priority per band (default 6, 0, 2), or
- *   classid_major     write major:(band + 1) for a prio qdisc instead
- *   idle_timeout_ms   a flow idle this long is forgotten (default 2500 ms)
- *   gc_interval_ms    how often idle flows are collected (default 2500 ms)
- *   max_flows         hard cap per namespace (default 1 per 64 KiB of RAM)
- *   untracked_priority for packets of flows the full table cannot hold (0)
- *   idle_reset_ms     restart a kept-alive flow's count after idle (100 ms;
- *                     local TCP: its min RTT if shorter)
- *   udp_policy, app_priority, top_ports: see docs/design.md
+ * The thresholds (up to 15, ascending; learnt from the sizes of finished
+ * flows unless set) and the priorities (or classid_major: major:(band + 1)
+ * for a prio qdisc) are module parameters (srff(8)), every namespace's
+ * defaults, which the "srff" generic netlink family changes per namespace.
+ * A flow idle for idle_reset_ms (100) counts again from 0, so each response
+ * on a kept-alive connection starts in the top band; for local TCP the gap
+ * is its min RTT if shorter, and counts only with nothing left unsent or
+ * unacknowledged (never on an MPTCP subflow).
  *
  * Where things are: flowkey.c reads the packet, band.h maps bytes to a band,
  * table.c holds the flows and all their locking, hook.c is the packet path,
- * config.c the parameters and their checks, netlink.c the control plane.
- * This file only brings a namespace up and down and runs its GC.
+ * config.c the parameters and their checks, netlink.c the control plane,
+ * auto.c the learnt thresholds. This file brings namespaces up and down and
+ * runs their workers: GC, resizes, automatic thresholds.
  */
 #include <linux/module.h>
 #include <linux/delay.h>
@@ -45,7 +42,7 @@
 unsigned int srff_net_id __read_mostly;
 
 /*
- * The pools every table's flows also count against (table.h: taken
+ * The pools a table's flows may also count against (table.h: taken
  * narrowest first):
  *   srff_host_flows    every namespace: max_flows_total;
  *   srff_others_flows  every namespace but the initial one: max_flows_total
@@ -118,11 +115,9 @@ static void owner_put(struct srff_owner *o)
 	mutex_unlock(&srff_owners_lock);
 }
 
-/*
- * Early GC: a table more than 7/8 full, or one that refused a flow, asks
- * for a sweep now rather than at the next interval. Never sooner than
- * SRFF_GC_EARLY_GAP after the previous sweep ended, nor sooner than four
- * times that sweep's duration: early sweeps take at most a fifth of a CPU.
+/* Early GC (srff_gc_kick): never sooner than SRFF_GC_EARLY_GAP after the
+ * previous sweep ended, nor than SRFF_GC_EARLY_DUTY times its duration: at
+ * most a fifth of a CPU.
  */
 #define SRFF_GC_EARLY_GAP	(HZ / 10)
 #define SRFF_GC_EARLY_DUTY	4
@@ -160,10 +155,9 @@ static unsigned int test_worker_delay_ms;
 module_param(test_worker_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_worker_delay_ms, "TEST BUILD: the GC and resize workers sleep this long before touching their tracker");
 
-/* A worker the packet path queued is still to touch its tracker when a
- * teardown that does not cancel it frees the tracker. Under the unsafe
- * teardown it then reads one field (KASAN's report, if freed) and does
- * nothing more: working on in freed memory could hang the guest.
+/* The workers sleep before touching their tracker; under the unsafe
+ * teardown they then read one field (KASAN's report, if freed) and stop:
+ * working on in freed memory could hang the guest.
  */
 static bool test_worker_delay(const struct srff_tracker *tr)
 {
@@ -178,12 +172,9 @@ static bool test_worker_delay(const struct srff_tracker *tr)
 	return true;
 }
 
-/*
- * The other side of the window: the core's synchronize_rcu() has just
- * let the last packet out of the hook, and unhooking right away usually
- * beats the sender back in. Wait as long as the hook holds a packet, so
- * that a sender is inside the hook, pointers in hand, when it is unhooked
- * (in both orders: the safe one must then wait for it).
+/* Before unhooking, wait as long as the hook holds a packet, so that a
+ * sender is inside it, pointers in hand, when it is unhooked (unhooking at
+ * once usually beats the sender back in).
  */
 static void test_unhook_delay(void)
 {
@@ -237,11 +228,9 @@ static void srff_stats_sum(struct srff_tracker *tr, struct srff_pcpu_stats *sum)
 		w[i] += atomic64_read(&tr->early_stats[i]);
 }
 
-/*
- * The per-CPU statistics (0.3 KiB per CPU), allocated at the namespace's
- * first packet, not when srff is turned on: an enabled namespace that sends
- * nothing does not pay for a copy per CPU. Resize worker only. -ENOMEM:
- * the next packet asks again, and counting goes on in early_stats.
+/* Allocate the per-CPU statistics, which the namespace's first packet asks
+ * for (docs/design.md, "Per-namespace enablement"). Resize worker only.
+ * -ENOMEM: the next packet asks again; counting goes on in early_stats.
  */
 static int srff_stats_alloc(struct srff_tracker *tr)
 {
@@ -301,15 +290,13 @@ static unsigned long gc_interval(struct srff_net *sn)
 }
 
 /*
- * Automatic thresholds (auto.h), from the GC worker, at most once a
+ * Automatic thresholds (auto.h), from the GC worker at most once a
  * SRFF_AUTO_PERIOD: fold the flows that ended since into the recent
- * histogram, and install new thresholds if they moved enough. A namespace
- * where no flow ended reads only the per-CPU reason counters, unless its
- * configuration changed (SRFF_AUTO_DIRTY_BIT: learning switched back on).
- *
- * It only tries config_lock: srff_tracker_stop holds that lock while it
- * waits for this worker to finish (cancel_delayed_work_sync). A busy lock
- * leaves the update to the next GC run.
+ * histogram and install new thresholds if they moved enough. With no flow
+ * ended and no new configuration (SRFF_AUTO_DIRTY_BIT), it only reads the
+ * per-CPU reason counters. It only tries config_lock, which
+ * srff_tracker_stop holds while it waits for this worker
+ * (cancel_delayed_work_sync); a busy lock leaves the update to the next run.
  */
 #define SRFF_AUTO_PERIOD	HZ
 
@@ -337,9 +324,7 @@ static void auto_step(struct srff_tracker *tr)
 		tr->autoth = a;
 	}
 	if (ended != srff_auto_ended(&a->seen)) {
-		/* The histogram now: 2 KiB, not on the stack, and not kept
-		 * in every namespace's tracker between updates.
-		 */
+		/* 2 KiB: not on the stack, and not kept between updates. */
 		struct srff_sizes *now = kmalloc(sizeof(*now), GFP_KERNEL);
 
 		if (!now)
@@ -449,11 +434,10 @@ static void resize_worker(struct work_struct *work)
 }
 
 /*
- * The table holds more than two flows per bucket, or got its first flow,
- * or the namespace its first packet: grow the table, or allocate its size
- * histogram or the per-CPU statistics, in process context (table.c).
- * Any context, the packet path included; one resize is queued at a time,
- * and it sizes the table from the count it then finds.
+ * Ask the resize worker (process context) to grow the table, or to allocate
+ * its size histogram (first flow) or the per-CPU statistics (first packet).
+ * Any context; one is queued at a time, and sizes the table from the count
+ * it then finds.
  */
 void srff_resize_kick(struct srff_tracker *tr)
 {
@@ -483,17 +467,12 @@ static void tracker_free(struct srff_tracker *tr)
 }
 
 /*
- * The memory cgroup the workers charge what they allocate later for this
- * namespace (a grown bucket array, the statistics, the size histogram, the
- * automatic-threshold state): the calling task's own (not its mm owner's),
- * which GFP_KERNEL_ACCOUNT charged the tracker and first array to, held
- * for the tracker's life as a socket holds its cgroup (sk_memcg). That
- * task created the namespace (netns=all) or turned srff on in it. None for
- * the initial namespace, and none for the namespaces that exist when the
- * module is loaded (srff_loading): the host's srff is the host's memory,
- * bounded by the host's caps, and must not pin the cgroup of whoever
- * loaded the module (an admin's session scope) until rmmod.
- * docs/design.md, Limits.
+ * The memory cgroup the workers charge for this namespace (grown bucket
+ * arrays, statistics, size histogram, automatic-threshold state): the
+ * calling task's own, not its mm owner's, as GFP_KERNEL_ACCOUNT charged the
+ * tracker; referenced for the tracker's life (as sk_memcg). None for the
+ * initial namespace and those that exist at load (srff_loading): the host's
+ * srff must not pin the loader's cgroup until rmmod. docs/design.md, Limits.
  */
 static bool srff_loading;	/* register_pernet_subsys() in srff_init: it
 				 * holds pernet_ops_rwsem for writing, so no
@@ -547,7 +526,7 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	tr->table.netns_ino = sn->net->ns.inum;
 	tr->auto_next = jiffies;
 	tr->gc_next_early = jiffies;
-	/* Learn at the first GC run: flows may have ended before a stop. */
+	/* auto_step treats a new tracker as a new configuration. */
 	set_bit(SRFF_AUTO_DIRTY_BIT, &tr->gc_flags);
 	INIT_DEFERRABLE_WORK(&tr->gc_work, gc_worker);
 	INIT_WORK(&tr->resize_work, resize_worker);
@@ -559,10 +538,9 @@ static struct srff_tracker *tracker_alloc(struct srff_net *sn,
 	return tr;
 }
 
-/* Stop @tr's workers and free it. No packet may be in its hook any more
- * (unhooked, then a grace period): the hook is what queues them. Both
- * workers are cancelled even if never queued here: a packet that passed
- * the hook before the grace period may have queued either.
+/* Stop @tr's workers and free it, once no packet can be in its hook
+ * (unhooked, then a grace period). Both are cancelled even if this path
+ * never queued them: a packet that passed the hook may have queued either.
  */
 static void tracker_destroy(struct srff_tracker *tr)
 {
@@ -592,13 +570,10 @@ int srff_tracker_start(struct srff_net *sn, const struct srff_config *c)
 	if (err) {
 		RCU_INIT_POINTER(sn->tracker, NULL);
 		/* nf_register_net_hooks() may have registered the IPv4 hook
-		 * and unregistered it again when IPv6 failed (net/netfilter/
-		 * core.c: -E2BIG past MAX_HOOK_COUNT, or -ENOMEM); unregistering
-		 * does not wait (the old hook array goes to call_rcu). A packet
-		 * that passed in between may still be in the hook, and may have
-		 * queued the resize work (the namespace's first packet) or the
-		 * GC (a full host pool). Netlink readers may hold @tr too. Wait
-		 * for all of them before freeing.
+		 * and unregistered it again when IPv6 failed (-E2BIG past
+		 * MAX_HOOK_COUNT, or -ENOMEM) without waiting (call_rcu). A
+		 * packet may still be in the hook and may have queued either
+		 * worker; netlink readers may hold @tr. Wait for all of them.
 		 */
 		synchronize_net();
 		if (!unsafe_teardown())
@@ -659,10 +634,9 @@ static int __net_init srff_net_init(struct net *net)
 			return err;
 		}
 		if (err) {
-			/* A namespace that existed before the module was loaded
-			 * (netns=all) and cannot take our hooks (-E2BIG: its
-			 * root filled postrouting): srff stays off there rather
-			 * than refusing the load on every namespace's behalf.
+			/* A namespace that existed at load (netns=all) and
+			 * cannot take our hooks (-E2BIG) stays off, rather than
+			 * failing the load for every namespace.
 			 */
 			pr_notice_ratelimited("srff: not enabled in namespace %u: cannot register hooks (%d)\n",
 					      net->ns.inum, err);
@@ -673,14 +647,12 @@ static int __net_init srff_net_init(struct net *net)
 }
 
 /*
- * Teardown, in two steps, because unregistering a hook does not wait for
- * the packets inside it (6.1's __nf_unregister_net_hook frees the old hook
- * array with call_rcu; there is no synchronize_net). The pernet core runs
- * synchronize_rcu() between every .pre_exit and every .exit (cleanup_net,
- * free_exit_list), so: unhook in .pre_exit, free in .exit, when no packet
- * can be in srff_hook any more. This is what iptable_filter and nf_tables
- * do. No netlink request can race either: every socket of the namespace
- * held a reference to it, and it is going away because none is left.
+ * Unregistering a hook does not wait for packets inside it (6.1's and
+ * 6.12's __nf_unregister_net_hook() free the old array with call_rcu), but
+ * the pernet core runs synchronize_rcu() between every .pre_exit and every
+ * .exit (cleanup_net(), free_exit_list()): unhook here, free in .exit, as
+ * iptable_filter and nf_tables do. No netlink request can race: every
+ * socket of the namespace holds a reference to it, and none is left.
  */
 static void __net_exit srff_net_pre_exit(struct net *net)
 {
@@ -692,11 +664,9 @@ static void __net_exit srff_net_pre_exit(struct net *net)
 	}
 }
 
-/*
- * Mirror of srff_net_init, after srff_net_pre_exit and a grace period:
- * no packet is in the hook, GC is stopped, then the tracker (its flows
- * through call_rcu; module exit waits for them) and the config are freed.
- * GC may re-arm itself; cancel_delayed_work_sync() handles that.
+/* After srff_net_pre_exit and a grace period: stop the workers (GC re-arms
+ * itself; cancel_delayed_work_sync() handles that), free the tracker (flows
+ * through call_rcu; module exit waits for them) and the config.
  */
 static void __net_exit srff_net_exit(struct net *net)
 {

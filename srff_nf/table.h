@@ -1,62 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The flow table: one per network namespace.
+ * The flow table: one per network namespace (docs/design.md, "The table").
  *
  *   tbl->b[hash & tbl->mask] --> flow --> flow --> NULL   (hlist, RCU)
  *   locks[hash & lock_mask]       one spinlock guards many buckets
  *
- * Locking (all of it lives in table.c):
- * - Lookups walk a bucket of t->tbl under RCU only (the packet path holds
- *   rcu_read_lock from netfilter). Byte counts are atomic64, last_seen is a
- *   plain word written with WRITE_ONCE, the closed bit is set_bit: a flow
- *   is never locked to be accounted.
- * - Insert and unlink take the lock of the key's hash with BH off (the hook
- *   can run in process context on local output and in softirq on forward).
- *   Insert re-checks the bucket under the lock, so a key is never in the
- *   table twice.
- * - The lock is chosen by the hash, not the bucket, and a table never has
- *   fewer buckets than locks: every flow of a bucket has the same lock, in
- *   an array of any size. So a flow's lock does not change when the table
- *   is resized.
- * - A new flow takes a slot of the table's `flows` and one of each pool it
- *   shares (`shared`: its owner's, every namespace but the host's, the
- *   host's; main.c) *before* anything is allocated, and gives them back on
- *   every failure path and when it is unlinked: the table never holds, nor
- *   allocates for, more than max_flows flows, nor the tables of a pool
- *   together more than the pool's cap. Slots come from a pool
- *   whose count never reads above its cap (a compare-and-swap loop), in
- *   batches: each CPU keeps the few slots it took or was given back in a
- *   per-CPU cache (struct srff_slots), so that inserts and frees on many
- *   CPUs do not all write one counter's line. A cache holds fewer than
- *   2 * batch slots when every take and put runs on its own (the batch is
- *   chosen so that is max / 16 in all); a take in process context that
- *   softirq puts on the same CPU interrupt between taking a batch from the
- *   pool and caching it can leave up to one batch more, until a put
- *   returns it. So a pool may say "full"
- *   about that much early, never late: the count never passes max.
- * - A full table makes room in the newcomer's bucket: a closed flow, or the
- *   longest-idle one if it has been idle SRFF_EVICT_MIN_IDLE, is unlinked
- *   under the bucket lock (srff_table_get). A flow that sends steadily is
- *   never evicted, so a flood of one-packet flows cannot push it out.
+ * Locking (all of it in table.c):
+ * - Lookups walk a bucket under RCU only (netfilter holds rcu_read_lock).
+ *   Accounting waits for no lock: bytes are atomic64, last_seen is written
+ *   with WRITE_ONCE (cmpxchg at an idle reset), flags with bitops, and
+ *   SRFF_FLOW_RESTART_BIT is a bit lock that is only ever tried.
+ * - Insert, eviction and unlink take the lock of the key's hash with BH off
+ *   (the hook also runs in process context, on local output). Insert
+ *   re-checks the bucket under it: a key is never in the table twice. A
+ *   table never has fewer buckets than locks, so a bucket's flows share a
+ *   lock in an array of any size, and a resize never changes a flow's lock.
+ * - A new flow takes a slot of `flows` and of each pool in `shared` before
+ *   anything is allocated, and gives them back on every failure path and
+ *   when it is unlinked: nothing is allocated past a cap (a lowered
+ *   max_flows takes no flow back; GC does). A compare-and-swap loop never
+ *   raises a pool's count above its cap; slots are taken a batch at a time
+ *   into per-CPU caches (struct srff_slots): fewer than 2 * batch per CPU,
+ *   max / 16 in all, plus one batch while softirq puts interrupt a take
+ *   between pool and cache. So a pool may say "full" that much early, never
+ *   late.
  * - Unlinked flows are freed after an RCU grace period (call_rcu); module
  *   exit waits for them with rcu_barrier() before destroying the cache.
- * - The hash is SipHash-2-4 with a per-table random key, so a remote peer
- *   cannot aim many flows at one bucket.
  *
  * Resizing (srff_table_resize; process context, under resize_lock, which
- * sweeps take too). The bucket array grows when it holds more than two
- * flows per bucket and shrinks below one per eight, between lock_mask + 1
- * and max_buckets buckets, so an idle namespace holds a small array and a
- * busy one short chains. Every flow has two hlist nodes; an array says
- * which one links flows into it (tbl->node). A resize:
- *   1. allocates the new array and sets t->future. From then on a writer
- *      that sees `future` (read under its lock) links and unlinks in both
- *      arrays; one that does not has finished before the next step takes
- *      its lock, so the next step sees what it did;
+ * sweeps take too). Every flow has two hlist nodes; tbl->node says which
+ * one links flows into that array. A resize:
+ *   1. allocates the new array, sets t->future and takes every lock once:
+ *      a writer that sees `future` (read under its lock) links and unlinks
+ *      in both arrays, and one that did not has finished;
  *   2. links every flow of the old array into the new one through the
- *      other node, bucket by bucket, under each bucket's lock, rescheduling
- *      between buckets (a flow a writer already linked there is skipped:
- *      its node is hashed);
+ *      other node, under each bucket's lock, rescheduling between buckets
+ *      (a flow a writer already linked there is skipped: its node is
+ *      hashed);
  *   3. publishes the new array (rcu_assign_pointer): readers walk one
  *      complete array or the other, and the packet path never waits;
  *   4. synchronize_rcu(): no reader or writer holds the old array any
@@ -87,15 +67,12 @@ struct srff_flow {
 	struct rcu_head rcu;
 };
 
-/*
- * A capped count of flows, handed out in slots: a table's, and the host's
- * (shared by every table). `count` is what the pool has handed out, to
- * flows and to the per-CPU caches; `cache` is each CPU's slots taken and
- * not used yet (or given back and not returned yet), normally fewer than
- * 2 * batch (the top of this file says when more).
+/* A capped count of flows: a table's own, or a pool tables share (main.c).
+ * `count` is what was handed out, to flows and to the per-CPU caches;
+ * `cache` is each CPU's slots not used yet, or given back and not returned.
  */
 struct srff_slots {
-	atomic_t count;			/* never above max */
+	atomic_t count;			/* never raised above max */
 	unsigned int max;		/* READ_ONCE */
 	unsigned int batch;		/* READ_ONCE; 0: no caching */
 	unsigned int __percpu *cache;
@@ -108,18 +85,17 @@ bool srff_slots_take(struct srff_slots *s);
 void srff_slots_put(struct srff_slots *s);
 unsigned int srff_slots_used(const struct srff_slots *s);
 
-/* Slots handed out, the caches' included: above srff_slots_used() by less
- * than max / 16. One read, any context.
+/* Slots handed out, the caches' included: above srff_slots_used() by what
+ * the caches hold (the top of this file). One read, any context.
  */
 static inline unsigned int srff_slots_reserved(const struct srff_slots *s)
 {
 	return atomic_read(&s->count);
 }
 
-/* A lock stripe: its lock, and the generation of the buckets it guards,
- * bumped (under the lock) on every link and unlink there, which a walk
- * split inside a bucket checks. Per stripe, so that inserts on different
- * CPUs write no common line.
+/* A lock stripe: its lock, and the generation of its buckets, bumped under
+ * the lock on every link and unlink, which a walk split inside a bucket
+ * checks. Per stripe: inserts into different stripes share no line.
  */
 struct srff_lock {
 	spinlock_t lock;
@@ -135,13 +111,11 @@ struct srff_buckets {
 	unsigned int node;		/* links flows by their node[node] */
 };
 
-/* Pools a table may share besides its own cap (main.c: the owner's, the
- * namespaces', the host's).
- */
+/* Pools a table may share besides its own (main.c). */
 #define SRFF_TABLE_POOLS	3
 
 struct srff_table {
-	/* Read by every lookup, written at init and at a resize. */
+	/* Read on the packet path, seldom written (init, resize). */
 	struct srff_buckets __rcu *tbl;
 	struct srff_lock *locks;
 	unsigned int lock_mask;		/* locks - 1: the fewest buckets - 1 */
@@ -149,15 +123,12 @@ struct srff_table {
 	struct srff_slots *shared[SRFF_TABLE_POOLS];	/* caps shared with
 					 * other tables, in the order taken;
 					 * NULL-terminated when fewer */
-	/* Finished flows (sizes.h): NULL until the first flow (table.c,
-	 * srff_table_sizes_alloc); READ_ONCE.
-	 */
+	/* Finished flows (sizes.h); READ_ONCE, NULL until the first flow. */
 	struct srff_sizes __percpu *sizes;
 	unsigned int netns_ino;		/* for tracepoints: the namespace */
 	siphash_key_t secret;
-	/* Written by one insert or unlink in a batch: a line of its own, so
-	 * that it does not evict the line every lookup reads. flows.max is
-	 * max_flows: it may change at run time.
+	/* Written by one insert or unlink in a batch: a line of its own,
+	 * away from the one every lookup reads. flows.max is max_flows.
 	 */
 	struct srff_slots flows ____cacheline_aligned_in_smp;
 	/* Written by GC, flush and eviction only. */
@@ -174,25 +145,18 @@ struct srff_table {
 	atomic64_t shrunk;		/* resizes down */
 };
 
-/* A flow whose FIN/RST was seen is retired once idle this long, so that a
- * retransmitted FIN still finds it.
- */
+/* A closed flow lingers this long idle: a retransmitted FIN still finds it. */
 #define SRFF_CLOSED_LINGER	(HZ / 5)
 
-/* Bucket locks: enough to keep insert contention low, few enough to stay
- * small (1 KiB of spinlocks without lock debugging). Also the fewest
- * buckets a table has (2 KiB).
+/* Bucket locks (2 KiB with their generations, no lock debugging), and the
+ * fewest buckets a table has (2 KiB), unless hash_buckets is lower.
  */
 #define SRFF_MAX_LOCKS		256
 
-/* The most buckets a table can have, the hash_buckets parameter's cap:
- * 128 MiB of bucket heads.
- */
+/* hash_buckets' cap: 128 MiB of bucket heads. */
 #define SRFF_TABLE_MAX_BUCKETS	(1U << 24)
 
-/* A full table evicts a flow only once it has been idle this long: a flow
- * that sends at least every 250 ms keeps its count.
- */
+/* A full table evicts an open flow idle this long (a closed one at once). */
 #define SRFF_EVICT_MIN_IDLE	(HZ / 4)
 
 /* Why a flow left the table: the srff_flow_retire tracepoint's reason. */
@@ -266,10 +230,8 @@ static inline unsigned int srff_table_max_flows(const struct srff_table *t)
 	return READ_ONCE(t->flows.max);
 }
 
-/*
- * Milliseconds from @then to @now, both jiffies: 64-bit (a u32 of ms wraps
- * after 49.7 days), and 0 when @then is later than @now (a packet moved
- * last_seen after the caller sampled @now).
+/* Milliseconds from @then to @now (jiffies), 64-bit; 0 when @then is later
+ * (a packet moved last_seen after the caller sampled @now).
  */
 static inline u64 srff_ms_since(unsigned long then, unsigned long now)
 {
@@ -301,27 +263,15 @@ static inline bool srff_table_pressure(const struct srff_table *t)
 }
 
 /*
- * Account @len bytes to @f and return what it had sent before them. With
- * a non-zero @idle_reset, a flow idle for that long starts again at 0, so
- * a new response on a kept-alive connection starts in the top band; what
- * it sent before the gap is recorded as one response (SRFF_SIZE_MSG). Not
- * when its latest packet left data unsent in its socket (local TCP,
- * SRFF_FLOW_PENDING_BIT): that gap is the sender waiting for ACKs, in the
- * middle of a response, not between two (PIAS's rule).
- *
- * The reset loses no bytes when CPUs race: bytes are only ever added, and
- * the one CPU that moves last_seen past the idle gap (cmpxchg) subtracts
- * what the flow had sent before the gap, @b. @b is read before last_seen,
- * and every sender writes last_seen before adding (a fully ordered RMW), so
- * a @b read while last_seen still showed the gap includes no packet sent
- * after it: the packets that raced the reset stay counted.
- *
- * A reset and a SYN restart (srff_flow_restart) both rewrite the count, and
- * exclude each other with SRFF_FLOW_RESTART_BIT, taken only when the gap is
- * seen (once a message), never waited for: a CPU that finds it taken leaves
- * the rewrite to its holder. Under it, a count below @b means a restart
- * zeroed it after @b was read: the restart recorded that size, and nothing
- * is subtracted.
+ * The idle reset (srff_flow_account) loses no bytes when CPUs race: bytes
+ * are only ever added, and the one CPU whose cmpxchg moves last_seen past
+ * the gap subtracts @b, what the flow sent before it. @b is read before
+ * last_seen and every sender writes last_seen before its fully ordered add,
+ * so a @b read while last_seen still showed the gap holds no later packet.
+ * A reset and a SYN restart exclude each other with SRFF_FLOW_RESTART_BIT,
+ * only ever tried: a CPU that finds it taken leaves the rewrite to its
+ * holder. Under it, a count below @b means a restart zeroed it (recording
+ * that size) after @b was read: nothing is subtracted.
  */
 static inline void srff_flow_reset(struct srff_table *t, struct srff_flow *f,
 				   s64 b, unsigned long last,
@@ -338,6 +288,12 @@ static inline void srff_flow_reset(struct srff_table *t, struct srff_flow *f,
 	clear_bit_unlock(SRFF_FLOW_RESTART_BIT, &f->flags);
 }
 
+/*
+ * Account @len bytes to @f and return what it had sent before them. With a
+ * non-zero @idle_reset, a flow idle that long, unless its latest packet
+ * left data unsent in its socket (SRFF_FLOW_PENDING_BIT), starts again at 0
+ * and what it sent before the gap is recorded as one message (SRFF_SIZE_MSG).
+ */
 static inline u64 srff_flow_account(struct srff_table *t,
 				    struct srff_flow *f, unsigned int len,
 				    unsigned long now,
@@ -360,14 +316,9 @@ static inline u64 srff_flow_account(struct srff_table *t,
 	return atomic64_fetch_add(len, &f->bytes);
 }
 
-/*
- * Account a TCP segment with no data to @f (the hook sends it in the top
- * band): its bytes count, but it is not activity (last_seen stays), so it
- * never ends an idle gap (a server's ACK of the next request, sent before
- * the response, would record an ACK as a message and shorten the gap to the
- * response) and never keeps a flow from going idle (a download's ACKs). A
- * reset racing it may record its bytes with the message before the gap:
- * header bytes, never lost.
+/* A TCP segment with no data: its bytes count, but last_seen stays, so it
+ * neither ends an idle gap nor keeps the flow from going idle. A racing
+ * reset may record its bytes with the message before the gap, never lose them.
  */
 static inline void srff_flow_account_quiet(struct srff_flow *f,
 					   unsigned int len)
@@ -377,14 +328,10 @@ static inline void srff_flow_account_quiet(struct srff_flow *f,
 
 /*
  * The idle gap that ends a message on a local TCP flow: @idle_reset, or the
- * path's minimum round trip if that is shorter. On a kept-alive connection
- * the next request reaches the server at least one round trip after the
- * previous response's last packet left it, so with nothing left unsent a
- * gap of min_rtt is between two responses (PIAS's rule at the RTT's scale;
- * a fixed idle_reset longer than the RTT merges them). Ticks, rounded
- * down: a gap of at least min_rtt always crosses that many tick boundaries.
- * At least SRFF_IDLE_RESET_MIN_TICKS: one boundary can be crossed in a
- * microsecond. @min_rtt_us is ~0U before the socket's first RTT sample.
+ * path's minimum RTT if shorter (docs/design.md, "Garbage collection"), in
+ * ticks rounded down (a gap of at least min_rtt crosses that many tick
+ * boundaries), at least SRFF_IDLE_RESET_MIN_TICKS (one boundary can be
+ * crossed in a microsecond). @min_rtt_us is ~0U before the first sample.
  */
 #define SRFF_IDLE_RESET_MIN_TICKS	2UL
 
@@ -414,11 +361,10 @@ static inline void srff_flow_close(struct srff_flow *f)
 		set_bit(SRFF_FLOW_CLOSED_BIT, &f->flags);
 }
 
-/* A SYN on a key the table still holds starts a new connection (a reused
- * 4-tuple): it must not inherit the old one's count or closed flag. The
- * old connection has ended: its size is recorded. If a reset holds
- * SRFF_FLOW_RESTART_BIT, the count is left to it: it is zeroing what the
- * old connection sent before the gap the SYN ends.
+/* A SYN on a key the table still holds (a reused 4-tuple) starts a new
+ * connection: the old one's size is recorded, its count and closed flag
+ * cleared. If a reset holds SRFF_FLOW_RESTART_BIT, the count is left to
+ * it: it is zeroing what the old connection sent before the gap.
  */
 static inline void srff_flow_restart(struct srff_table *t,
 				     struct srff_flow *f, unsigned long now)
