@@ -142,13 +142,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
 OUT=$(cd "$1" && pwd)
-ROUNDS=${2:-3}
-SECONDS_PER=${3:-20}
+ROUNDS=${2:-10}
+SECONDS_PER=${3:-15}
 RATE=${WEB_RATE:-20mbit}
 SEED=${WEB_SEED:-$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 + 1 ))}
 BURNIN=${WEB_BURNIN:-1}
 DIST=${WEB_DIST:-fb_hadoop}
-LOADS=${WEB_LOADS:-"0.4 0.6 0.8"}
+LOADS=${WEB_LOADS:-"0.6 0.8"}
 RTT=${WEB_RTT:-20ms}
 BULK=${WEB_BULK:-1}
 CONN=${WEB_CONN:-new}

@@ -15,8 +15,8 @@
 # chain in ~5 min, proves nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3}
-SECS=${2:-20}
+ROUNDS=${1:-10}
+SECS=${2:-15}
 if [ "${WEB_QUICK:-0}" = 1 ]; then
 	ROUNDS=1 SECS=8
 	export WEB_LOADS=${WEB_LOADS:-0.6} WEB_POLICIES=${WEB_POLICIES:-"fifo srff-ets"}

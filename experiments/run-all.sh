@@ -14,5 +14,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${WEB_QUICK:-0}" = 1 ] && : "${FTP_TRIALS:=1}"
 experiments/demo.sh "${FTP_TRIALS:-3}"
-experiments/openloop.sh "${WEB_ROUNDS:-3}" "${WEB_SECONDS:-20}"
-WEB_BOTTLENECK=downstream experiments/openloop.sh "${WEB_ROUNDS:-3}" "${WEB_SECONDS:-20}"
+experiments/openloop.sh "${WEB_ROUNDS:-10}" "${WEB_SECONDS:-15}"
+WEB_BOTTLENECK=downstream experiments/openloop.sh "${WEB_ROUNDS:-10}" "${WEB_SECONDS:-15}"
