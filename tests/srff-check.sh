@@ -11,7 +11,9 @@
 # root, a priomap that merges the bands, class ids of 3 and 8 bands), the
 # classes verdict (a VLAN egress-qos-map that splits srff's priorities or
 # not, a VLAN device with no queue), the exit status, and that -j prints
-# one JSON object. tests/kernel/check.sh runs srff-check against a real
+# one JSON object; the backlog verdict on a sequence of samples (a standing
+# queue, a packet in passing, a quarter of the samples, drops).
+# tests/kernel/check.sh runs srff-check against a real
 # kernel's trees, busy and idle.
 # Ends in "srff-check: N passed, N failed".
 set -uo pipefail
@@ -33,6 +35,14 @@ cat >"$T/bin/tc" <<'EOF'
 #!/bin/sh
 case "$*" in
 "class show dev "*) cat "$SCENE/class.txt" 2>/dev/null ;;
+"-s -j qdisc show dev "*)
+	# The backlog's samples: seq/N.json for the Nth, else seq/rest.json.
+	if [ -d "$SCENE/seq" ]; then
+		n=$(($(cat "$SCENE/n" 2>/dev/null || echo 0) + 1)); echo "$n" >"$SCENE/n"
+		if [ -e "$SCENE/seq/$n.json" ]; then cat "$SCENE/seq/$n.json"; else cat "$SCENE/seq/rest.json"; fi
+	else
+		cat "$SCENE/qdisc.json"
+	fi ;;
 *) cat "$SCENE/qdisc.json" ;;
 esac
 EOF
@@ -74,6 +84,33 @@ verdict() {
 		<<<"$(jq -r --arg i "$item" '.devices.eth9[$i] | .why + " / " + (.fix // "")' <<<"$out")"
 	check "$name: nothing on stderr" test ! -s "$T/err"
 }
+
+# The backlog over 1 s (11 samples) of an ets root: SAMPLE N QLEN BACKLOG
+# DROPS, the Nth sample (rest: every other one).
+sample() {
+	mkdir -p "$SCENE/seq"
+	echo '[{"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]},"qlen":'"$2"',"backlog":'"$3"',"drops":'"$4"',"requeues":0}]' \
+		>"$SCENE/seq/$1.json"
+}
+backlog_verdict() {	# NAME STATUS TEXT: srff-check -s 1 on eth9's samples
+	local out got
+	out=$("$CHECK" -j -s 1 eth9 2>/dev/null)
+	got=$(jq -r '.devices.eth9.backlog.status' <<<"$out")
+	check "$1: backlog $2 (got $got)" test "$got" = "$2"
+	check "$1: backlog says '$3'" grep -qF -- "$3" <<<"$(jq -r '.devices.eth9.backlog.why' <<<"$out")"
+}
+ETS='[{"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]}}]'
+scene "$ETS"; sample rest 5 7570 0
+backlog_verdict "a standing queue" ok "packets waited in 11 of 11 samples, up to 5 packets (7570 bytes)"
+scene "$ETS"; sample rest 0 0 0; sample 4 1 1514 0
+backlog_verdict "one packet in passing" warn "the qdisc was empty in 10 of 11 samples"
+scene "$ETS"; sample rest 0 0 0; sample 3 2 3028 0; sample 7 1 0 0
+backlog_verdict "packets in 2 of 11 samples" warn "the qdisc was empty in 9 of 11 samples"
+scene "$ETS"; sample rest 0 0 0; for i in 2 4 6; do sample $i 1 1514 0; done
+backlog_verdict "packets in 3 of 11 samples: a quarter" ok "packets waited in 3 of 11 samples"
+scene "$ETS"; sample rest 0 0 9
+sample 1 0 0 0
+backlog_verdict "drops while it is watched" ok "9 drops"
 
 scene '[{"kind":"mq","handle":"1:","root":true,"options":{}},
 	{"kind":"prio","handle":"8001:","parent":"1:1","options":{"bands":3,"priomap":'"$PRIOMAP"'}},
