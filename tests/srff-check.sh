@@ -87,10 +87,10 @@ verdict() {
 
 # The backlog over 1 s (11 samples) of an ets root: SAMPLE N QLEN BACKLOG
 # DROPS, the Nth sample (rest: every other one).
+ETS_ROOT='"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]}'
 sample() {
 	mkdir -p "$SCENE/seq"
-	echo '[{"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]},"qlen":'"$2"',"backlog":'"$3"',"drops":'"$4"',"requeues":0}]' \
-		>"$SCENE/seq/$1.json"
+	echo "[{$ETS_ROOT,\"qlen\":$2,\"backlog\":$3,\"drops\":$4,\"requeues\":0}]" >"$SCENE/seq/$1.json"
 }
 backlog_verdict() {	# NAME STATUS TEXT: srff-check -s 1 on eth9's samples
 	local out got
@@ -99,7 +99,7 @@ backlog_verdict() {	# NAME STATUS TEXT: srff-check -s 1 on eth9's samples
 	check "$1: backlog $2 (got $got)" test "$got" = "$2"
 	check "$1: backlog says '$3'" grep -qF -- "$3" <<<"$(jq -r '.devices.eth9.backlog.why' <<<"$out")"
 }
-ETS='[{"kind":"ets","handle":"10:","root":true,"options":{"bands":3,"strict":1,"priomap":[1,2,2,2,1,2,0,1,1,1,1,1,1,1,1,1]}}]'
+ETS="[{$ETS_ROOT}]"
 scene "$ETS"; sample rest 5 7570 0
 backlog_verdict "a standing queue" ok "packets waited in 11 of 11 samples, up to 5 packets (7570 bytes)"
 scene "$ETS"; sample rest 0 0 0; sample 4 1 1514 0
