@@ -28,6 +28,8 @@ PKGS=(
 	# make deb and tests/packaging.sh: Debian's packaging tools
 	debhelper dh-dkms
 	iproute2 nftables conntrack tcpdump ethtool iputils-ping iperf3 jq procps
+	# the kernel tests' own JSON queries (tests/run-guest.sh: jq 1.6 starts slowly)
+	gojq
 	wireguard-tools ipvsadm
 	vsftpd nginx-light curl
 	python3 python3-venv python3-dpkt python3-matplotlib python3-pytest

@@ -26,10 +26,12 @@ export SRFF_QDISC_STATE
 PAIR_IPV4_ONLY=1
 command -v jq >/dev/null || skip "no jq"
 
-# chk ARGS...: srff-check in SND; its output in OUT, its exit status in RC.
+# chk ARGS...: srff-check in SND, with Debian's jq, the one its package
+# depends on (SRFF_JQ_PATH: tests/run-guest.sh); its output in OUT, its exit
+# status in RC.
 chk() {
 	printf '# + srff-check %s\n' "$*"
-	OUT=$(ip netns exec "$SND" "$CHECK" "$@" 2>&1); RC=$?
+	OUT=$(PATH=${SRFF_JQ_PATH:-$PATH} ip netns exec "$SND" "$CHECK" "$@" 2>&1); RC=$?
 }
 # val JQ: one value of the JSON in OUT.
 val() { jq -r "$1" <<<"$OUT"; }

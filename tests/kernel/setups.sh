@@ -68,7 +68,7 @@ htb)
 	# htb has no priomap: srff names the band's class, 10:(band + 1).
 	run srffctl set classid 10: || fail "srffctl set classid 10:"
 	# srff-check reads htb's classes (text) and ranks them by htb prio.
-	out=$(SRFFCTL=$SRFFCTL ip netns exec "$SND" "$TOP/tc-scripts/srff-check" -j -s 0.1 veth0 2>&1)
+	out=$(SRFFCTL=$SRFFCTL PATH=${SRFF_JQ_PATH:-$PATH} ip netns exec "$SND" "$TOP/tc-scripts/srff-check" -j -s 0.1 veth0 2>&1)
 	log "srff-check: $(jq -r '.devices.veth0.qdisc.why' <<<"$out" 2>/dev/null || echo "$out")"
 	check "srff-check: qdisc ok, srff's class ids in htb's bands 0,1,2" \
 		test "$(jq -r '.devices.veth0.qdisc | .status + " " + (.why | test("land in bands 0,1,2") | tostring)' <<<"$out" 2>/dev/null)" = "ok true"
