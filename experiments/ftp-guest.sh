@@ -50,7 +50,8 @@
 #   srff-8-htb    learnt thresholds for 8 bands over shaped-htb with 8
 #                 bands (htb classes 10:1..10:8: each assured 1/80 of the
 #                 rate, the rest borrowed in band order), by class id;
-#                 srff-8-htbA: the bands assured A % of the rate together
+#                 srff-8-htbA: the bands assured A % of the rate together;
+#                 -lax: CoDel at 50 ms / 500 ms in bands 1-7 (htb_lax)
 #   srff-8-floor  learnt thresholds for 8 bands by class id over tbf:
 #                 bands 0-2 in strict order, bands 3-7 in one fq_codel
 #                 assured 10 % of the rate against them (guest-lib.sh's
@@ -81,10 +82,13 @@ export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
 
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands, pct_policy
+
 for p in $POLICIES; do
 	case $p in
-	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-8-htb|srff-8-htb[1-9]|srff-8-htb[1-9][0-9]|srff-16|srff-16-ets) ;;
-	srff-8-floor|srff-8-floor[1-9]|srff-8-floor[1-9][0-9]|srff-8-floor-lax|srff-8-floor[1-9]-lax|srff-8-floor[1-9][0-9]-lax) ;;
+	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-16|srff-16-ets) ;;
+	srff-8-htb*) pct_policy "$p" srff-8-htb >/dev/null || { say "unknown policy $p (FTP_POLICIES)"; exit 2; } ;;
+	srff-8-floor*) pct_policy "$p" srff-8-floor >/dev/null || { say "unknown policy $p (FTP_POLICIES)"; exit 2; } ;;
 	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
 	esac
 done
@@ -182,14 +186,14 @@ policy_on() {
 	srff-8) ip netns exec "$SRV" "$Q" install shaped-ets s0 "$RATE" 8 >/dev/null
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-8-htb*)
-		a=${1#srff-8-htb}
-		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} ip netns exec "$SRV" "$Q" install shaped-htb s0 "$RATE" 8 >/dev/null
+		read -r a lax < <(pct_policy "$1" srff-8-htb)
+		SRFF_QDISC_HTB_ASSURED_PCT=$a ip netns exec "$SRV" "$Q" install shaped-htb s0 "$RATE" 8 >/dev/null
+		[ "$lax" = - ] || htb_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-8-floor*)
-		a=${1%-lax}; a=${a#srff-8-floor}
+		read -r a lax < <(pct_policy "$1" srff-8-floor)
 		ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null
-		floor_tree "$SRV" s0 "${a:-10}" "$([[ $1 == *-lax ]] && echo lax)" ||
-			{ say "policy $1: tc refused the tree"; exit 1; }
+		floor_tree "$SRV" s0 "$a" "$lax" || { say "policy $1: tc refused the tree"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-16|srff-16-ets)
 		setup=shaped-prio-fq
@@ -238,7 +242,6 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--seed order="$SEED" --set burn_in="$BURNIN" >/dev/null
 
 . "$TOP/experiments/capture.sh"
-. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands
 
 fetch() {	# fetch FILE: one download, its own data connection
 	ip netns exec "$CLI" timeout "$TIMEOUT" curl -s -S -o /dev/null "ftp://10.90.0.1/$1"

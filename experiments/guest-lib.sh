@@ -83,6 +83,31 @@ srff_eight_bands() {
 		"$ctl" -n "$ns" set thresholds auto
 }
 
+# pct_policy NAME PREFIX [SUFFIX]: NAME is PREFIX, a percent P (1-99; 10
+# where there is none), SUFFIX, then -lax or not: srff-htb40-8-lax is
+# srff-htb, 40, -8, lax; srff-8-floor is srff-8-floor, 10. Prints "P lax"
+# or "P -"; fails for any other NAME.
+pct_policy() {
+	local name=$1 pre=$2 suf=${3:-} lax=- p
+	case $name in *-lax) lax=lax; name=${name%-lax} ;; esac
+	case $name in "$pre"*"$suf") ;; *) return 1 ;; esac
+	p=${name#"$pre"}; p=${p%"$suf"}
+	case $p in '') p=10 ;; [1-9]|[1-9][0-9]) ;; *) return 1 ;; esac
+	echo "$p $lax"
+}
+
+# htb_lax NS DEV: CoDel at target 50 ms, interval 500 ms in the fq_codel
+# leaves of shaped-htb's bands 1-7 (classes 10:2-10:8, srff-qdisc's handles
+# 102:-108:). Such a band waits behind the bands above it: does CoDel's
+# dropping there cost the timeouts and the stalls?
+htb_lax() {
+	local b
+	for b in 2 3 4 5 6 7 8; do
+		tc -n "$1" qdisc change dev "$2" parent 10:$b handle 10$b: \
+			fq_codel target 50ms interval 500ms || return
+	done
+}
+
 # floor_tree NS DEV PCT [lax]: srff's 8 class-id bands as 4 queues: bands
 # 0-2 (flows under the third threshold) in strict order, and bands 3-7 (the
 # large flows and the bulk downloads) sharing one fq_codel that keeps PCT %

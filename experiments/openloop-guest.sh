@@ -189,7 +189,7 @@ mq)
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
-. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands, pct_policy
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
@@ -461,23 +461,17 @@ policy_on() {
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
-	srff-htb-8|srff-htb[1-9]-8|srff-htb[1-9][0-9]-8|srff-htb-8-lax|srff-htb[1-9]-8-lax|srff-htb[1-9][0-9]-8-lax)
-		a=${1%%+*}; a=${a%-lax}; a=${a#srff-htb}; a=${a%-8}
-		SRFF_QDISC_HTB_ASSURED_PCT=${a:-10} setup htb 8
-		if [[ ${1%%+*} == *-lax ]]; then
-			local b
-			for b in 2 3 4 5 6 7 8; do
-				tc -n "$SRV" qdisc change dev s0 parent 10:$b handle 10$b: \
-					fq_codel target 50ms interval 500ms
-			done
-		fi
+	srff-htb*-8|srff-htb*-8-lax)
+		read -r a lax < <(pct_policy "${1%%+*}" srff-htb -8) ||
+			{ say "unknown policy $1"; exit 2; }
+		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
+		[ "$lax" = - ] || htb_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
-	srff-floor-8|srff-floor[1-9]-8|srff-floor[1-9][0-9]-8|srff-floor-8-lax|srff-floor[1-9]-8-lax|srff-floor[1-9][0-9]-8-lax)
-		[ "$BOTTLENECK" = local ] || { say "policy $1: WEB_BOTTLENECK=local only"; exit 2; }
-		a=${1%%+*}; a=${a%-lax}; a=${a#srff-floor}; a=${a%-8}
+	srff-floor*-8|srff-floor*-8-lax)
+		read -r a lax < <(pct_policy "${1%%+*}" srff-floor -8) ||
+			{ say "unknown policy $1"; exit 2; }
 		setup fq
-		floor_tree "$SRV" s0 "${a:-10}" "$([[ ${1%%+*} == *-lax ]] && echo lax)" ||
-			{ say "policy $1: tc refused the tree"; exit 1; }
+		floor_tree "$SRV" s0 "$a" "$lax" || { say "policy $1: tc refused the tree"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-prio-fq-16) setup prio-fq 16; srff_sixteen_bands "$CTL" "$SRV" ;;
 	srff-ets-16) setup ets 16; srff_sixteen_bands "$CTL" "$SRV" ;;

@@ -192,3 +192,42 @@ def test_floor_tree_default_codel_and_refusal(tmp_path):
     env, log = stub_tools(tmp_path, fail_on="handle 10:")
     assert bash("floor_tree NS s0 10", env).returncode != 0
     assert len(log.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("name,pre,suf,want", [
+    ("srff-htb-8", "srff-htb", "-8", "10 -"),
+    ("srff-htb40-8-lax", "srff-htb", "-8", "40 lax"),
+    ("srff-floor5-8", "srff-floor", "-8", "5 -"),
+    ("srff-8-htb", "srff-8-htb", "", "10 -"),
+    ("srff-8-htb99-lax", "srff-8-htb", "", "99 lax"),
+    ("srff-8-floor-lax", "srff-8-floor", "", "10 lax"),
+    ("srff-htb0-8", "srff-htb", "-8", None),
+    ("srff-htb100-8", "srff-htb", "-8", None),
+    ("srff-htb40-9", "srff-htb", "-8", None),
+    ("srff-htbx-8", "srff-htb", "-8", None),
+    ("srff-8-htb-lax-lax", "srff-8-htb", "", None),
+    ("srff-8-htb40lax", "srff-8-htb", "", None),
+    ("srff-8-floor40", "srff-8-htb", "", None),
+])
+def test_pct_policy(name, pre, suf, want):
+    """The percent-family policy names of both experiments, one parser:
+    PREFIX, 1-99 or nothing (10), SUFFIX, -lax or nothing."""
+    r = bash(f"pct_policy '{name}' '{pre}' '{suf}'")
+    if want is None:
+        assert r.returncode != 0 and r.stdout == ""
+    else:
+        assert r.returncode == 0 and r.stdout.split() == want.split()
+
+
+def test_htb_lax(tmp_path):
+    """CoDel at 50 ms / 500 ms in the leaves of shaped-htb's bands 1-7, band
+    0's untouched; a refused change stops there with a failure."""
+    env, log = stub_tools(tmp_path)
+    assert bash("htb_lax NS s0", env).returncode == 0
+    assert log.read_text().splitlines() == [
+        f"-n NS qdisc change dev s0 parent 10:{b} handle 10{b}: fq_codel target 50ms interval 500ms"
+        for b in range(2, 9)]
+    log.unlink()
+    env, log = stub_tools(tmp_path, fail_on="parent 10:4 ")
+    assert bash("htb_lax NS s0", env).returncode != 0
+    assert len(log.read_text().splitlines()) == 3
