@@ -12,6 +12,11 @@ GET_CONFIG the raw attribute payload in hex (to compare configurations).
   ATTR: TYPE:u8:V TYPE:u16:V TYPE:u32:V TYPE:u64:V TYPE:hex:BYTES
         TYPE:nest[:flag]=ATTR,ATTR...   (nest of attrs; "flag" sets NLA_F_NESTED)
   Example: genl.py set-config 6:u32:500  99:u32:1  2:nest:flag=1:u64:10,1:u64:5
+
+  genl.py --batch: one request a line on stdin, written as above, and a JSON
+  line for each, which adds "config_after": the raw GET_CONFIG payload in
+  hex right after that request (one Python start for many requests: a start
+  costs a second or two in the emulated guest).
 """
 import json
 import os
@@ -157,18 +162,30 @@ def main():
     if fam is None:
         print(json.dumps({"error": "no srff family"}))
         sys.exit(4)
-    args = sys.argv[1:]
+    if sys.argv[1:] == ["--batch"]:
+        for line in sys.stdin:
+            if line.split():
+                out = one(g, fam, line.split())
+                _, replies = g.request(fam, CMDS["get-config"], b"", NLM_F_REQUEST | NLM_F_ACK)
+                out["config_after"] = replies[0].hex() if replies else None
+                print(json.dumps(out), flush=True)
+    else:
+        print(json.dumps(one(g, fam, sys.argv[1:])))
+
+
+def one(g, fam, args):
+    """One request, ARGS as on the command line: its error, extended ack and
+    reply."""
     flags = NLM_F_REQUEST | NLM_F_ACK
     if args[0] == "--dump":
         flags |= NLM_F_DUMP
         args = args[1:]
-    cmd = args[0]
     payload = b"".join(build(s) for s in args[1:])
-    (code, ext), replies = g.request(fam, CMDS[cmd], payload, flags)
+    (code, ext), replies = g.request(fam, CMDS[args[0]], payload, flags)
     out = {"error": code, "msg": ext.get("msg"), "offs": ext.get("offs")}
     if replies:
         out["reply"] = replies[0].hex()
-    print(json.dumps(out))
+    return out
 
 
 if __name__ == "__main__":
