@@ -64,6 +64,20 @@ def test_report(run, capsys):
         assert (run / name).stat().st_size > 0
 
 
+def test_no_plots(run, capsys):
+    """--no-plots: the same table and report but for the plot, no cdf.png."""
+    sys.argv = ["web_analyze.py", "--no-plots", str(run)]
+    web_analyze.main()
+    out = capsys.readouterr().out
+    assert "| srff-default | small < 100 KB | 100 | 0.250 (+76 %) |" in out
+    assert not (run / "cdf.png").exists()
+    assert "cdf.png" not in (run / "report.md").read_text()
+    assert (run / "results.json").stat().st_size > 0
+    sys.argv = ["web_analyze.py", "--no-plots"]
+    with pytest.raises(SystemExit):
+        web_analyze.main()
+
+
 def test_no_small_responses_is_an_error(run):
     write(run, "srff-default", 1, [("bulk", 8 << 20, 9.5)])
     write(run, "srff-default", 2, [("bulk", 8 << 20, 9.5)])

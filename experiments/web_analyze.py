@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Completion times of the busy-web-server experiment.
 
-  web_analyze.py RUN_DIR     RUN_DIR holds params.json, requests/POLICY-ROUND.jsonl
-                             and pcap/POLICY-ROUND.pcap
+  web_analyze.py [--no-plots] RUN_DIR
+                             RUN_DIR holds params.json, requests/POLICY-ROUND.jsonl
+                             and pcap/POLICY-ROUND.pcap; --no-plots: no cdf.png
+                             (matplotlib's import alone takes 24 s in the
+                             emulated guest)
 
 Each response is timed from the client-side capture: from the SYN of its
 connection (a new connection's first response) or from the request's first
@@ -192,7 +195,12 @@ def plot(run, order, times):
 
 
 def main():
-    run = sys.argv[1]
+    args = sys.argv[1:]
+    plots = "--no-plots" not in args
+    args = [a for a in args if a != "--no-plots"]
+    if len(args) != 1:
+        sys.exit("usage: web_analyze.py [--no-plots] RUN_DIR")
+    run = args[0]
     params, times = load(run)
     order, res = summarise(params, times)
     if not order:
@@ -207,14 +215,16 @@ def main():
         for p in order) + " requests (the rest by the client's clock)."
     json.dump({"params": params, "completion_s": res}, open(os.path.join(run, "results.json"), "w"),
               indent=1)
-    plot(run, order, times)
+    if plots:
+        plot(run, order, times)
     with open(os.path.join(run, "report.md"), "w") as f:
         f.write("# Busy web server\n\nKernel %s, bottleneck %s, %d rounds of %s s per policy, "
                 "interleaved in one boot under QEMU (absolute times are slow; compare policies). "
-                "Percent: change against %s, positive is faster.\n\n%s\n\n%s\n\n![CDF](cdf.png)\n\n"
+                "Percent: change against %s, positive is faster.\n\n%s\n\n%s\n\n%s"
                 "Parameters: `params.json`; file sizes: `manifest.txt`; every request: "
                 "`requests/`.\n" % (params.get("kernel"), params.get("rate"), params.get("rounds"),
-                                    params.get("seconds"), order[0], t, timed))
+                                    params.get("seconds"), order[0], t, timed,
+                                    "![CDF](cdf.png)\n\n" if plots else ""))
     print(t)
     print(timed)
 

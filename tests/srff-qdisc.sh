@@ -191,6 +191,20 @@ same "dry run ets 5: quanta 27:9:3:1 MTUs" \
 same "dry run ets 8: quanta from 81 MTUs down to 1, ratio 2.08" \
 	"tc qdisc replace dev v0 root handle 10: ets bands 8 strict 1 quanta 122634 58956 28343 13626 6551 3149 1514 priomap $MAP" \
 	"$(dry ets v0 8 | head -n1)"
+# Other band counts (tests/kernel/tc_scripts.sh installs each setup's
+# default, and N only where the kernel's tree shows more than these lines).
+same "dry run prio 5: 5 bands, the same priomap" \
+	"tc qdisc replace dev v0 root handle 10: prio bands 5 priomap $MAP" "$(dry prio v0 5)"
+same "dry run prio-fq 5: an fq_codel in each of 5 bands, 101:-105:" \
+	"prio bands 5 101: 102: 103: 104: 105:" \
+	"$(dry prio-fq v0 5 | awk '/ prio / { printf "prio bands %s", $11 } / fq_codel/ { printf " %s", $9 }')"
+same "dry run shaped 6: prio 6 bands under tbf" \
+	"tc qdisc replace dev v0 parent 1:1 handle 10: prio bands 6 priomap $MAP" "$(dry shaped v0 50mbit 6 | sed -n 2p)"
+same "dry run shaped-prio-fq 4: tbf, prio 4 bands, 4 fq_codel" "tbf prio 4 4" \
+	"$(dry shaped-prio-fq v0 50mbit 4 | awk '/ tbf / { t = "tbf" } / prio bands / { p = $12 } / fq_codel/ { n++ } END { print t, "prio", p, n }')"
+same "dry run shaped-ets 5: ets 5 bands (27:9:3:1) under tbf, 5 fq_codel" \
+	"tc qdisc replace dev v0 parent 1:1 handle 10: ets bands 5 strict 1 quanta 40878 13626 4542 1514 priomap $MAP 5" \
+	"$(dry shaped-ets v0 50mbit 5 | awk '/ ets / { e = $0 } / fq_codel/ { n++ } END { print e, n }')"
 same "dry run shaped-fq: tbf, fq_codel under it" "tc qdisc replace dev v0 root handle 1: tbf rate 20mbit burst 256kb latency 1s
 tc qdisc replace dev v0 parent 1:1 handle 10: fq_codel" "$(dry shaped-fq v0 20mbit)"
 # shaped-htb: 10 % of 20 Mbit/s assured over 4 bands, 500 kbit/s each.

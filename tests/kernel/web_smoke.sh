@@ -9,7 +9,9 @@
 out=$(mktemp -d)
 WEB_POLICIES="unmarked srff-tuned" run "$TOP/experiments/web-guest.sh" "$out" 1 4 ||
 	fail "web-guest.sh"
-run $PY "$TOP/experiments/web_analyze.py" "$out" || fail "web_analyze.py"
+# No plot: matplotlib's import alone is 24 s of emulated CPU, and the plot
+# is drawn from the same tables natively (test_web_analyze.py).
+run $PY "$TOP/experiments/web_analyze.py" --no-plots "$out" || fail "web_analyze.py"
 r=$out/results.json
 for p in unmarked srff-tuned; do
 	n=$(jq ".completion_s[\"$p\"].small.n" "$r")
@@ -22,6 +24,5 @@ for p in unmarked srff-tuned; do
 done
 check "srff-tuned's stats recorded, band 0 used" \
 	test "$(jq '.bands[0].bytes' "$out/requests/srff-tuned-1.srff.json")" -gt 0
-check "cdf.png written" test -s "$out/cdf.png"
 rm -rf "$out"
 exit $ksft_pass
