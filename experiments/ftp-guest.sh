@@ -87,10 +87,10 @@ say() { printf '[ftp] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since
 for p in $POLICIES; do
 	case $p in
 	alone|unmarked|fq_codel|srff-orig|srff|srff-8|srff-16|srff-16-ets) ;;
-	srff-8-htb*) pct_policy "$p" srff-8-htb >/dev/null || { say "unknown policy $p (FTP_POLICIES)"; exit 2; } ;;
-	srff-8-floor*) pct_policy "$p" srff-8-floor >/dev/null || { say "unknown policy $p (FTP_POLICIES)"; exit 2; } ;;
-	*) say "unknown policy $p (FTP_POLICIES)"; exit 2 ;;
-	esac
+	srff-8-htb*) pct_policy "$p" srff-8-htb >/dev/null ;;
+	srff-8-floor*) pct_policy "$p" srff-8-floor >/dev/null ;;
+	*) false ;;
+	esac || { say "unknown policy $p (FTP_POLICIES)"; exit 2; }
 done
 
 files=(F3:79532032 F2:31898736 F1:5756923)

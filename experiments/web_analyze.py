@@ -24,6 +24,7 @@ count, mean and p99 of the completion time over all rounds, and the change
 against the first policy ("unmarked"). Writes RUN_DIR/results.json,
 RUN_DIR/report.md and RUN_DIR/cdf.png, and prints the table.
 """
+import argparse
 import json
 import math
 import os
@@ -195,12 +196,11 @@ def plot(run, order, times):
 
 
 def main():
-    args = sys.argv[1:]
-    plots = "--no-plots" not in args
-    args = [a for a in args if a != "--no-plots"]
-    if len(args) != 1:
-        sys.exit("usage: web_analyze.py [--no-plots] RUN_DIR")
-    run = args[0]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", help="the run's directory")
+    ap.add_argument("--no-plots", action="store_true", help="write no cdf.png")
+    a = ap.parse_args()
+    run, plots = a.run, not a.no_plots
     params, times = load(run)
     order, res = summarise(params, times)
     if not order:

@@ -166,8 +166,7 @@ def main():
         for line in sys.stdin:
             if line.split():
                 out = one(g, fam, line.split())
-                _, replies = g.request(fam, CMDS["get-config"], b"", NLM_F_REQUEST | NLM_F_ACK)
-                out["config_after"] = replies[0].hex() if replies else None
+                out["config_after"] = one(g, fam, ["get-config"]).get("reply")
                 print(json.dumps(out), flush=True)
     else:
         print(json.dumps(one(g, fam, sys.argv[1:])))
