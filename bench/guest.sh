@@ -28,6 +28,11 @@ OUT=${BENCH_OUT:-bench/out}
 mkdir -p "$OUT"
 RES=$OUT/guest.tsv
 : > "$RES"
+# What the run needs to be reproduced: commit, module, kernel, VM, parameters.
+/usr/bin/python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" \
+	--set experiment=bench --set rounds="$ROUNDS" --set seconds="$SECS" \
+	--set sizes="[${SIZES// /,}]" --pkg nftables >/dev/null ||
+	echo "# runmeta failed: no meta.json" >&2
 
 setup_pair
 ip -n "$SND" route add 10.77.16.0/24 dev veth0
@@ -133,7 +138,7 @@ pin0 "$SRFFCTL" set idle-timeout 100ms gc-interval 5s
 read -r t_full t_empty us chain freed < <(pin0 /usr/bin/python3 bench/gcwatch.py 120)
 wait $pp
 printf 'gc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$flows0" "$t_set" "$t_full" "$t_empty" \
-	"$us" "$chain" "$freed" "$OUT/probe_gc" >> "$RES"
+	"$us" "$chain" "$freed" probe_gc >> "$RES"
 echo "# GC: $freed flows freed, sweep ${us} us, longest chain $chain" >&2
 
 # The control: the same probe while CPU 0 is busy with something that is
@@ -147,6 +152,6 @@ t_b0=$(date +%s%N)
 taskset -c 0 timeout 2 dd if=/dev/zero of=/dev/null bs=1M 2>/dev/null
 t_b1=$(date +%s%N)
 wait $pp
-printf 'busy\t%s\t%s\t%s\n' "$t_b0" "$t_b1" "$OUT/probe_busy" >> "$RES"
+printf 'busy\t%s\t%s\t%s\n' "$t_b0" "$t_b1" probe_busy >> "$RES"
 rmmod srff
 echo "# done" >&2

@@ -44,6 +44,8 @@ settle; k4=$(kmem); f4=$(free_kb)
 
 max_flows=$(srffctl/srffctl -n memB1 -j stats | jq .max_flows)
 buckets=$(srffctl/srffctl -n memB1 -j stats | jq .buckets)	# an idle table's
+# With BENCH_OUT (bench/run), the report goes to BENCH_OUT/netns-mem.txt too.
+exec > >(tee ${BENCH_OUT:+"$BENCH_OUT/netns-mem.txt"})
 echo "guest: $(nproc) CPUs, $(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo) MiB;" \
 	"srff's max_flows here: $max_flows; an idle table: $buckets buckets${SRFF_PARAMS:+ ($SRFF_PARAMS)}"
 per() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }

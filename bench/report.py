@@ -66,6 +66,9 @@ if mem:
           " the bucket array the table grew to included (%.1f MiB = %.1f B/flow)"
           % (flows, kmem / 2**20, kmem / flows, buckets / 2**20, buckets / flows))
 def read_slices(path):
+    """The probe's 100 ms slices: guest.tsv names its file beside it (older
+    runs wrote the guest's path, of which the name is what is left)."""
+    path = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(path))
     out = []
     for line in open(path):
         f = line.split()

@@ -14,7 +14,9 @@
 #            (learning.tsv.xz, learning.json) -> learning.md,
 #            learning-summary.md
 #   bands/   (results.tsv) -> table.md
-# then the include blocks of docs/experiments.md and docs/thresholds.md
+#   bench/results/*/ (guest.tsv, probe_gc, probe_busy) -> guest.txt
+# then the include blocks of docs/experiments.md, docs/thresholds.md and
+# docs/performance.md
 # (experiments/doc_tables.py).
 # With no argument, every experiments/results/open-*/ and ftp-*/ that has
 # its tables. Of the open-*/ plots and summary.json, git holds only the
@@ -86,5 +88,12 @@ done
 # simulates, ~30 s).
 [ -e experiments/results/bands/results.tsv ] &&
 	/usr/bin/python3 experiments/band_study.py --tables
+# The benchmark runs kept under bench/results (BENCH_OUT=bench/results/NAME
+# make bench): the guest's summary from its rows and probe slices.
+for b in bench/results/*/guest.tsv; do
+	[ -e "$b" ] || continue
+	echo "=== ${b%/guest.tsv}" >&2
+	/usr/bin/python3 bench/report.py "$b" > "${b%.tsv}.txt"
+done
 # The docs show the tables the committed data give.
-/usr/bin/python3 experiments/doc_tables.py docs/experiments.md docs/thresholds.md
+/usr/bin/python3 experiments/doc_tables.py docs/experiments.md docs/thresholds.md docs/performance.md

@@ -31,6 +31,11 @@ def test_report_sh_changes_nothing(tmp_path):
                 and os.path.exists(clone / "experiments" / "results" / d / "meta.json")]
         for d in made:
             assert "=== experiments/results/" + d in r.stderr
+    # and every kept benchmark run (bench/results/NAME: guest.txt).
+    bench = clone / "bench" / "results"
+    for d in (os.listdir(bench) if bench.is_dir() else []):
+        if (bench / d / "guest.tsv").exists():
+            assert "=== bench/results/" + d in r.stderr
     st = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone,
                         capture_output=True, text=True, check=True).stdout.splitlines()
     changed = [l for l in st if not l.endswith(".png")]
