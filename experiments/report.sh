@@ -14,7 +14,8 @@
 #            (learning.tsv.xz, learning.json) -> learning.md,
 #            learning-summary.md
 #   bands/   (results.tsv) -> table.md
-#   bench/results/*/ (guest.tsv, probe_gc, probe_busy) -> guest.txt
+#   bench/results/*/ (guest.tsv, probe_gc, probe_busy, native*.txt,
+#            netns-mem.txt, meta.json) -> guest.txt, report.md
 # then the include blocks of docs/experiments.md, docs/thresholds.md and
 # docs/performance.md
 # (experiments/doc_tables.py).
@@ -89,11 +90,12 @@ done
 [ -e experiments/results/bands/results.tsv ] &&
 	/usr/bin/python3 experiments/band_study.py --tables
 # The benchmark runs kept under bench/results (BENCH_OUT=bench/results/NAME
-# make bench): the guest's summary from its rows and probe slices.
+# make bench): the guest's summary from its rows and probe slices, and the
+# report docs/performance.md shows.
 for b in bench/results/*/guest.tsv; do
 	[ -e "$b" ] || continue
 	echo "=== ${b%/guest.tsv}" >&2
-	/usr/bin/python3 bench/report.py "$b" > "${b%.tsv}.txt"
+	/usr/bin/python3 bench/kept.py "${b%/guest.tsv}"
 done
 # The docs show the tables the committed data give.
 /usr/bin/python3 experiments/doc_tables.py docs/experiments.md docs/thresholds.md docs/performance.md
