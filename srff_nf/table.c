@@ -684,25 +684,40 @@ static bool table_wants_grow(const struct srff_table *t, unsigned int n,
 
 /*
  * The size @t should be resized to now, or 0 to stay: more than two flows
- * per bucket grows it, fewer than one per eight shrinks it, to the power of
- * two at or above the flow count (one flow per bucket at most), between
+ * per bucket grows it to the power of two at or above the count (one flow
+ * per bucket at most), fewer than one per eight shrinks it, between
  * lock_mask + 1 and max_buckets. Any context.
+ *
+ * The growth test is srff_table_wants_grow()'s, on the slots handed out
+ * (the per-CPU caches' included: one read on the packet path), so that a
+ * new flow asks for a resize only when this gives one. A shrink counts
+ * the flows themselves but stops where that test would grow it straight
+ * back, so the two cannot take turns.
  */
 unsigned int srff_table_resize_target(const struct srff_table *t)
 {
-	unsigned int size = srff_table_buckets(t), n = srff_table_count(t);
+	unsigned int size = srff_table_buckets(t);
+	unsigned int held = srff_slots_reserved(&t->flows);
 	unsigned int lo = t->lock_mask + 1, hi = table_max_buckets(t);
 	unsigned long want;
 
-	if (!(table_wants_grow(t, n, size) || (n < size / 8 && size > lo)))
-		return 0;
-	want = roundup_pow_of_two(max_t(unsigned int, n, 1));
+	if (table_wants_grow(t, held, size)) {
+		want = held;
+	} else {
+		unsigned int n = srff_table_count(t);
+
+		if (!(n < size / 8 && size > lo))
+			return 0;
+		want = max(n, held / 2);
+	}
+	want = roundup_pow_of_two(max_t(unsigned long, want, 1));
 	want = clamp_t(unsigned long, want, lo, hi);
 	return want != size ? want : 0;
 }
 
 /* More than two flows per bucket, and room to grow: a new flow asks for a
- * resize. Caller holds rcu_read_lock.
+ * resize, which srff_table_resize_target() then gives. Caller holds
+ * rcu_read_lock.
  */
 bool srff_table_wants_grow(const struct srff_table *t)
 {

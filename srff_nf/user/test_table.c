@@ -1646,6 +1646,91 @@ static void resize_stops_at_max(void)
 	teardown(&t);
 }
 
+/* A thread standing for one CPU creates flow @i. */
+struct flow_maker {
+	struct srff_table *t;
+	u32 i;
+};
+
+static void *make_flow(void *arg)
+{
+	struct flow_maker *m = arg;
+	bool created;
+
+	CHECK(!IS_ERR(get(m->t, m->i, 1, &created)) && created);
+	return NULL;
+}
+
+/*
+ * A new flow asks for a resize (srff_table_wants_grow: the slots handed
+ * out, the per-CPU caches' included) exactly when the worker then gives
+ * one: no wasted kick while the caches hold slots no flow uses, and no
+ * size it resizes to, a shrink included, asks to grow straight back.
+ */
+static void resize_agrees_with_new_flows(void)
+{
+	struct flow_maker m[SRFF_USER_NR_CPUS];
+	pthread_t th[SRFF_USER_NR_CPUS];
+	unsigned int i, size, target;
+	unsigned int resizes = 0, window = 0;
+	struct srff_table t;
+	bool created;
+
+	setup(&t, 0, 1 << 16);
+	CHECK_EQ(t.flows.batch, 16);
+	/* Every CPU takes a batch and uses one slot: the caches hold 60. */
+	for (i = 0; i < SRFF_USER_NR_CPUS; i++) {
+		m[i] = (struct flow_maker){ .t = &t, .i = i };
+		CHECK_EQ_INT(pthread_create(&th[i], NULL, make_flow, &m[i]), 0);
+		pthread_join(th[i], NULL);
+	}
+	CHECK(srff_slots_reserved(&t.flows) - srff_table_count(&t) >= 45);
+
+	for (i = SRFF_USER_NR_CPUS; i < 5000; i++) {
+		CHECK(!IS_ERR(get(&t, i, 1, &created)) && created);
+		size = srff_table_buckets(&t);
+		target = srff_table_resize_target(&t);
+		if (!srff_table_wants_grow(&t)) {
+			CHECK_EQ(target, 0);
+			continue;
+		}
+		if (srff_table_count(&t) / 2 <= size)
+			window++;	/* the flows alone would not ask */
+		CHECK(target > size);
+		CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+		CHECK_EQ(srff_table_buckets(&t), target);
+		CHECK(!srff_table_wants_grow(&t));
+		CHECK_EQ(srff_table_resize_target(&t), 0);
+		resizes++;
+	}
+	CHECK_EQ(resizes, 2);			/* 256 -> 1024 -> 4096 */
+	CHECK_EQ(atomic64_read(&t.grown), 2);
+	CHECK(window > 0);
+
+	/* Caches holding 4000 slots (as many CPUs' would) and 20 flows: the
+	 * shrink stops at 2048 buckets, where the caches' slots do not ask
+	 * for a grow, not at 256.
+	 */
+	for (i = 0; i < 20; i++) {
+		struct srff_key k = key(i);
+
+		srff_flow_account(&t, srff_table_find(&t, &k), 1, IDLE, 0);
+	}
+	CHECK_EQ(srff_table_sweep(&t, SRFF_SWEEP_GC, 1 + IDLE, IDLE), 4980);
+	*per_cpu_ptr(t.flows.cache, 0) += 4000;
+	atomic_add(4000, &t.flows.count);
+	CHECK_EQ(srff_table_count(&t), 20);
+	CHECK_EQ(srff_table_resize_target(&t), 2048);
+	CHECK_EQ_INT(srff_table_resize(&t, 0), 0);
+	CHECK_EQ(srff_table_buckets(&t), 2048);
+	CHECK(!srff_table_wants_grow(&t));
+	CHECK_EQ(srff_table_resize_target(&t), 0);	/* and it stays */
+	*per_cpu_ptr(t.flows.cache, 0) -= 4000;
+	atomic_sub(4000, &t.flows.count);
+	CHECK_EQ(srff_table_resize_target(&t), 256);	/* caches drained */
+	teardown(&t);
+}
+
 /* A resize that cannot allocate changes nothing. */
 static void resize_enomem(void)
 {
@@ -1864,6 +1949,7 @@ const struct srff_test srff_tests_table[] = {
 	SRFF_TEST(sizes_record_each_end),
 	SRFF_TEST(resize_grows_and_shrinks),
 	SRFF_TEST(resize_stops_at_max),
+	SRFF_TEST(resize_agrees_with_new_flows),
 	SRFF_TEST(resize_enomem),
 	SRFF_TEST(resize_races_writers),
 	SRFF_TEST(walk_across_resize),
