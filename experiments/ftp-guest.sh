@@ -51,7 +51,7 @@
 #                 bands (htb classes 10:1..10:8: each assured 1/80 of the
 #                 rate, the rest borrowed in band order), by class id;
 #                 srff-8-htbA: the bands assured A % of the rate together;
-#                 -lax: CoDel at 50 ms / 500 ms in bands 1-7 (htb_lax)
+#                 -lax: CoDel at 50 ms / 500 ms in bands 1-7 (codel_lax)
 #   srff-8-floor  learnt thresholds for 8 bands by class id over tbf:
 #                 bands 0-2 in strict order, bands 3-7 in one fq_codel
 #                 assured 10 % of the rate against them (guest-lib.sh's
@@ -188,7 +188,7 @@ policy_on() {
 	srff-8-htb*)
 		read -r a lax < <(pct_policy "$1" srff-8-htb)
 		SRFF_QDISC_HTB_ASSURED_PCT=$a ip netns exec "$SRV" "$Q" install shaped-htb s0 "$RATE" 8 >/dev/null
-		[ "$lax" = - ] || htb_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
+		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" app-priority override >/dev/null ;;
 	srff-8-floor*)
 		read -r a lax < <(pct_policy "$1" srff-8-floor)

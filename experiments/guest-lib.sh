@@ -96,14 +96,16 @@ pct_policy() {
 	echo "$p $lax"
 }
 
-# htb_lax NS DEV: CoDel at target 50 ms, interval 500 ms in the fq_codel
-# leaves of shaped-htb's bands 1-7 (classes 10:2-10:8, srff-qdisc's handles
-# 102:-108:). Such a band waits behind the bands above it: does CoDel's
-# dropping there cost the timeouts and the stalls?
-htb_lax() {
-	local b
-	for b in 2 3 4 5 6 7 8; do
-		tc -n "$1" qdisc change dev "$2" parent 10:$b handle 10$b: \
+# codel_lax NS DEV [BANDS]: CoDel at target 50 ms, interval 500 ms in the
+# fq_codel leaves of bands 1 to BANDS-1 (8 by default) of srff-qdisc's
+# shaped-htb or (shaped-)ets: classes 10:2-10:BANDS, leaves 102:-10N:.
+# Such a band waits behind the bands above it: does CoDel's dropping there
+# cost the timeouts and the stalls?
+codel_lax() {
+	local b n=${3:-8}
+	for ((b = 2; b <= n; b++)); do
+		tc -n "$1" qdisc change dev "$2" parent "10:$(printf %x "$b")" \
+			handle "$(printf %x $((0x100 + b))):" \
 			fq_codel target 50ms interval 500ms || return
 	done
 }
@@ -118,7 +120,7 @@ htb_lax() {
 # sends class ids above 10:3. Unclassified packets (priority 0) go to 10:2,
 # as under shaped-htb. Work-conserving and rate-free: the floor takes all
 # the others leave. lax: CoDel at target 50 ms, interval 500 ms in every
-# queue but 10:1 (as srff-htbA-8-lax).
+# queue but 10:1 (as codel_lax, srff-htbA-8-lax).
 floor_tree() {
 	local ns=$1 dev=$2 pct=$3 lax=${4:-} mtu b codel=()
 	mtu=$(ip -n "$ns" -o link show dev "$dev" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')

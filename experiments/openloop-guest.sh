@@ -79,6 +79,11 @@
 #                 10:8) over tbf + ETS with 8 bands (band 0 strict, the
 #                 others by DRR, each 2.08 times the quantum of the one
 #                 below: srff-qdisc's ets_quanta)
+#   srff-ets-lax, srff-ets-8-lax  srff-ets and srff-ets-8 with CoDel at
+#                 target 50 ms, interval 500 ms in every band but band 0
+#                 (guest-lib.sh's codel_lax): the relaxation of
+#                 srff-htbA-8-lax under ETS, the order a multiqueue NIC
+#                 can have per TX queue (no rate)
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
@@ -460,12 +465,19 @@ policy_on() {
 		"$CTL" -n "$SRV" set thresholds 16k,128k ;;
 	# 8 bands (srff_neutral goes back to 3).
 	srff-ets-8) setup ets 8; srff_eight_bands "$CTL" "$SRV" ;;
-	srff-prio-fq-8) setup prio-fq 8; srff_eight_bands "$CTL" "$SRV" ;;
+	srff-ets-lax)
+		setup ets
+		codel_lax "$SRV" s0 3 || { say "policy $1: tc refused CoDel's change"; exit 1; }
+		srff_active ;;
+	srff-ets-8-lax)
+		setup ets 8
+		codel_lax "$SRV" s0 8 || { say "policy $1: tc refused CoDel's change"; exit 1; }
+		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-htb*-8|srff-htb*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" srff-htb -8) ||
 			{ say "unknown policy $1"; exit 2; }
 		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
-		[ "$lax" = - ] || htb_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
+		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
 	srff-floor*-8|srff-floor*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" srff-floor -8) ||

@@ -219,15 +219,28 @@ def test_pct_policy(name, pre, suf, want):
         assert r.returncode == 0 and r.stdout.split() == want.split()
 
 
-def test_htb_lax(tmp_path):
-    """CoDel at 50 ms / 500 ms in the leaves of shaped-htb's bands 1-7, band
-    0's untouched; a refused change stops there with a failure."""
+def test_codel_lax(tmp_path):
+    """CoDel at 50 ms / 500 ms in the leaves of bands 1-7 of 8, band 0's
+    untouched; a refused change stops there with a failure."""
     env, log = stub_tools(tmp_path)
-    assert bash("htb_lax NS s0", env).returncode == 0
+    assert bash("codel_lax NS s0", env).returncode == 0
     assert log.read_text().splitlines() == [
         f"-n NS qdisc change dev s0 parent 10:{b} handle 10{b}: fq_codel target 50ms interval 500ms"
         for b in range(2, 9)]
     log.unlink()
     env, log = stub_tools(tmp_path, fail_on="parent 10:4 ")
-    assert bash("htb_lax NS s0", env).returncode != 0
+    assert bash("codel_lax NS s0", env).returncode != 0
     assert len(log.read_text().splitlines()) == 3
+
+
+def test_codel_lax_bands(tmp_path):
+    """With a band count: bands 1 to N-1 only (3 bands: classes 10:2 and
+    10:3), in tc's hexadecimal past 9 (16 bands: 10:10, handle 110:)."""
+    env, log = stub_tools(tmp_path)
+    assert bash("codel_lax NS s0 3", env).returncode == 0
+    assert [l.split()[6:10] for l in log.read_text().splitlines()] == [
+        ["parent", "10:2", "handle", "102:"], ["parent", "10:3", "handle", "103:"]]
+    log.unlink()
+    assert bash("codel_lax NS s0 16", env).returncode == 0
+    lines = log.read_text().splitlines()
+    assert len(lines) == 15 and lines[-1].split()[6:10] == ["parent", "10:10", "handle", "110:"]
