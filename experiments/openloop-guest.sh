@@ -43,7 +43,12 @@
 # seconds at the middle load comes first, until srff has learnt, or says
 # why not). Under the policies that are not srff's its priorities are all
 # 0, what an unmarked socket has; the comparators' qdiscs then see what
-# they would without srff. What srff had learnt is in OUTDIR/srff/RUN.json.
+# they would without srff. What srff had learnt is in OUTDIR/srff/RUN.json,
+# with "t", the seconds since this script began (learnt.py). The warm-up
+# can teach srff another mix than the runs', so that the runs show how
+# the thresholds follow a change: WEB_WARMUP_DIST (default WEB_DIST) at
+# WEB_WARMUP_SCALE (default: that mix's usual scale below, or WEB_SCALE
+# when it is WEB_DIST).
 #
 # After the warm-up, a burn-in run (fq_codel at the middle load, with the
 # bulk clients, for as long as a run) is thrown away: the first run after
@@ -165,12 +170,21 @@ CAPTURE=${WEB_CAPTURE:-$([ "$BOTTLENECK" = downstream ] && echo 1 || echo 0)}
 DRAIN=${WEB_DRAIN:-30}
 IDLE_REPS=${WEB_IDLE_REPS:-3}
 IDLE_SIZES=${WEB_IDLE_SIZES:-40}
-case $DIST in
-websearch) SCALE=${WEB_SCALE:-0.0625} ;;	# mean 104 KB, max 1.8 MB
-datamining) SCALE=${WEB_SCALE:-0.01} ;;		# mean 75 KB, max 10 MB
-fb_hadoop) SCALE=${WEB_SCALE:-1} ;;		# mean 128 KB, max 10 MB
-*) SCALE=${WEB_SCALE:-1} ;;
-esac
+# default_scale DIST: the scale that fits DIST to a 20 Mbit/s link.
+default_scale() {
+	case $1 in
+	websearch) echo 0.0625 ;;	# mean 104 KB, max 1.8 MB
+	datamining) echo 0.01 ;;	# mean 75 KB, max 10 MB
+	*) echo 1 ;;			# fb_hadoop: mean 128 KB, max 10 MB
+	esac
+}
+SCALE=${WEB_SCALE:-$(default_scale "$DIST")}
+WARMUP_DIST=${WEB_WARMUP_DIST:-$DIST}
+if [ "$WARMUP_DIST" = "$DIST" ]; then
+	WARMUP_SCALE=${WEB_WARMUP_SCALE:-$SCALE}
+else
+	WARMUP_SCALE=${WEB_WARMUP_SCALE:-$(default_scale "$WARMUP_DIST")}
+fi
 # sch_fq's bands: Linux 6.7+, and a tc that sets them (Debian 12's cannot).
 # srff-qdisc knows what they need: its dry run exits 3 where they cannot be.
 fq_bands=0
@@ -220,9 +234,11 @@ mkdir -p "$work/www/bulk" "$work/tmp" "$OUT/requests" "$OUT/qlog" "$OUT/srff"
 chmod 755 "$work"	# nginx workers drop root
 mount -t tmpfs -o size=400m none "$work/www"
 mkdir -p "$work/www/bulk"
-# One blob serves every size by Range; it must hold the largest.
+# One blob serves every size by Range; it must hold the largest, of the
+# runs' mix and the warm-up's.
 maxsize=$(python3 -c 'import sys; sys.path.insert(0, "experiments"); import sizes
-print(sizes.load(sys.argv[1], float(sys.argv[2])).quantile(1.0))' "$DIST" "$SCALE")
+print(max(sizes.load(d, float(s)).quantile(1.0) for d, s in zip(sys.argv[1::2], sys.argv[2::2])))' \
+	"$DIST" "$SCALE" "$WARMUP_DIST" "$WARMUP_SCALE")
 head -c "$maxsize" /dev/urandom > "$work/www/blob"
 for i in 0 1; do head -c $((8 << 20)) /dev/urandom > "$work/www/bulk/b$i"; done
 { echo "/bulk/b0 $((8 << 20))"; echo "/bulk/b1 $((8 << 20))"; } > "$OUT/manifest.txt"
@@ -641,6 +657,7 @@ say "idle RTT ${rtt_idle}s (netem $RTT on the client's egress)"
 python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" --pkg nginx-light \
 	--set experiment=openloop --set rate="$RATE" --set rounds="$ROUNDS" \
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
+	--set warmup_dist="$WARMUP_DIST" --set warmup_scale="$WARMUP_SCALE" \
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
 	--set capture="$CAPTURE" \
@@ -658,10 +675,10 @@ rto_trace_start
 if [ "$WARMUP" -gt 0 ]; then
 	read -ra l <<<"$LOADS"
 	mid=${l[$(( (${#l[@]} - 1) / 2 ))]}
-	say "warm-up: up to ${WARMUP}s at load $mid, until srff has learnt its thresholds"
+	say "warm-up: up to ${WARMUP}s at load $mid ($WARMUP_DIST x $WARMUP_SCALE), until srff has learnt its thresholds"
 	setup prio-fq
 	client "$mid" $((SEED * 1000)) "$work/warmup.jsonl" "$WARMUP" --bulk 0 --drain 5 \
-		>/dev/null 2>&1 &
+		--dist "$WARMUP_DIST" --scale "$WARMUP_SCALE" >/dev/null 2>&1 &
 	wpid=$!
 	while kill -0 "$wpid" 2>/dev/null && ! srff_learnt "$CTL" "$SRV"; do sleep 1; done
 	kill "$wpid" 2>/dev/null || true
@@ -728,6 +745,7 @@ for r in $(seq 1 "$ROUNDS"); do
 				printf ',"stats":'; "$CTL" -n "$SRV" -j stats
 				printf ',"tcp_before":%s,"tcp_after":%s' "$tcp0" "$(tcp_counters)"
 				printf ',"cpu_before":%s,"cpu_after":%s' "$cpu0" "$cpu1"
+				printf ',"t":%d' "$SECONDS"
 				[ -z "$RTO_TR" ] || printf ',"rto":%s' "$(python3 experiments/tcpstats.py \
 					--attribute "$work/rto.txt" "$OUT/requests/$run.jsonl")"
 				printf '}\n'

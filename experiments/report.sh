@@ -5,8 +5,9 @@
 # folders from their committed tables, with no VM and no raw logs or
 # captures:
 #   open-*/  (requests.csv.xz, bulk.csv.xz, loads.json.xz, queues.csv.xz,
-#            meta.json; an older run's .gz and loads.json too) -> tables.md,
-#            targets.md, queues.md, headline.md, summary.json, fct_cdf*.png,
+#            meta.json, srff.json.gz, order.jsonl; an older run's .gz and
+#            loads.json too) -> tables.md, targets.md, queues.md,
+#            headline.md, tcp.md, learnt.md, summary.json, fct_cdf*.png,
 #            bulk_goodput.png
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
@@ -62,6 +63,7 @@ sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies",
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
+	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null 2>&1
 	[ ! -e "$run/dscp.csv.xz" ] || /usr/bin/python3 experiments/dscp.py report "$run" --out "$run" >/dev/null
 }
 # The folders are independent: REPORT_JOBS (default: the CPUs) at a time,

@@ -69,10 +69,16 @@ check "srff's state recorded, thresholds auto" \
 ir() { jq .show.idle_reset_ms "$out/srff/$1@0.5-1.json"; }
 check "$V ran with idle-reset 25 ms ($(ir "$V"))" test "$(ir "$V")" = 25
 check "fifo, after it, with the boot's 200 ms again ($(ir fifo))" test "$(ir fifo)" = 200
+# learnt.py reads the state in the order the runs ran, with their times.
+t1=$(jq .t "$out/srff/$V@0.5-1.json") t2=$(jq .t "$out/srff/fifo@0.5-1.json")
+check "each run's state has its time ($t1 s, $t2 s), in the order the runs ran" \
+	test "$(jq -r '.order | join(" ")' "$out/order.jsonl")" = "$([ "$t1" -le "$t2" ] && echo "$V fifo" || echo "fifo $V")"
 check "meta.json records WEB_SRFF_SET" \
 	holds '.params.srff_set == "idle-reset 200ms"' "$out/meta.json"
 check "meta.json names the module's hash" \
 	holds '.srff_ko.sha256 | length == 64' "$out/meta.json"
+check "meta.json records the warm-up's mix: the runs' own" \
+	holds '.params.warmup_dist == .params.dist and .params.warmup_scale == .params.scale' "$out/meta.json"
 check "idle RTT measured (20 ms netem)" \
 	holds '.params.rtt_idle_s > 0.015 and .params.rtt_idle_s < 1' "$out/meta.json"
 rm -rf "$out"
