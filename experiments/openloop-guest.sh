@@ -337,8 +337,16 @@ ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
 
 # srff, loaded once, and switched on in the server's namespace (on by
 # default in the initial one only); DEFAULT_PRIOS are the module's own
-# priorities.
-insmod "${SRFF_KO:-srff_nf/srff.ko}"
+# priorities. WEB_SRFF_PARAMS="NAME=VALUE ...": module parameters at load
+# (e.g. auto_min_flows=250: the guest's link ends flows a hundred times
+# slower than a server's, and the learning's memory is counted in flows);
+# recorded in meta.json.
+read -ra ko_params <<<"${WEB_SRFF_PARAMS:-}"
+for kv in "${ko_params[@]}"; do
+	[[ $kv =~ ^[a-z_]+=[^[:space:]]+$ ]] || { say "WEB_SRFF_PARAMS: '$kv' is not NAME=VALUE"; exit 2; }
+done
+insmod "${SRFF_KO:-srff_nf/srff.ko}" "${ko_params[@]}" ||
+	{ say "WEB_SRFF_PARAMS: insmod refused '${WEB_SRFF_PARAMS:-}'"; exit 2; }
 "$CTL" -n "$SRV" set enabled on
 DEFAULT_PRIOS=$("$CTL" -n "$SRV" -j show |
 	python3 -c 'import json,sys; print(",".join(map(str, json.load(sys.stdin)["priorities"])))')
@@ -664,7 +672,8 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set txqueues="$(ip netns exec "$SRV" sh -c "ls -d /sys/class/net/s0/queues/tx-*" | wc -l)" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
-	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set burn_in="$BURNIN" --set order=\"shuffled\" \
+	--set srff_set="\"${WEB_SRFF_SET:-}\"" --set srff_params="\"${WEB_SRFF_PARAMS:-}\"" \
+	--set burn_in="$BURNIN" --set order=\"shuffled\" \
 	--set idle_reps="$IDLE_REPS" --set idle_sizes="$IDLE_SIZES" \
 	--seed base="$SEED" >/dev/null
 

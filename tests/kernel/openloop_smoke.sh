@@ -16,7 +16,7 @@ out=$(mktemp -d)
 holds() { jq -e "$1" "$2" >/dev/null; }
 V=srff-prio-fq+idle-reset=25ms
 WEB_POLICIES="$V fifo" WEB_SRFF_SET="idle-reset 200ms" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
-	WEB_IDLE_SIZES=5 WEB_IDLE_REPS=1 \
+	WEB_IDLE_SIZES=5 WEB_IDLE_REPS=1 WEB_SRFF_PARAMS="auto_min_flows=300 gc_interval_ms=1s" \
 	run "$TOP/experiments/openloop-guest.sh" "$out" 1 5 || fail "openloop-guest.sh"
 for p in fifo "$V"; do
 	l=$out/requests/$p@0.5-1.load.json
@@ -75,6 +75,10 @@ check "each run's state has its time ($t1 s, $t2 s), in the order the runs ran" 
 	test "$(jq -r '.order | join(" ")' "$out/order.jsonl")" = "$([ "$t1" -le "$t2" ] && echo "$V fifo" || echo "fifo $V")"
 check "meta.json records WEB_SRFF_SET" \
 	holds '.params.srff_set == "idle-reset 200ms"' "$out/meta.json"
+check "meta.json records WEB_SRFF_PARAMS" \
+	holds '.params.srff_params == "auto_min_flows=300 gc_interval_ms=1s"' "$out/meta.json"
+check "  the module ran with them (gc_interval 1000 ms: $(jq .show.gc_interval_ms "$out/srff/fifo@0.5-1.json"))" \
+	holds '.show.gc_interval_ms == 1000' "$out/srff/fifo@0.5-1.json"
 check "meta.json names the module's hash" \
 	holds '.srff_ko.sha256 | length == 64' "$out/meta.json"
 check "meta.json records the warm-up's mix: the runs' own" \
