@@ -430,6 +430,20 @@ def test_excess_says_no_difference_and_leaves_no_baseline_alone():
     assert fct.excess_table(s) == "" and fct.defaults_targets(s) == ""
 
 
+def test_excess_ratio_needs_two_delays():
+    """A policy whose responses beat the idle baseline on average (kept-alive
+    connections under load keep their window, the baseline's restarts) has a
+    negative mean excess: no ratio, so no target is met by it."""
+    rows = idle_rows([(1000, 0.040)])
+    for r in (1, 2, 3):
+        rows += [row("srff", r, 0.030, size=1000), row("fq_codel", r, 0.060, size=1000)]
+    s = fct.summarise(rows, [], 8e6, 0.01, ref="fq_codel", boot=50)
+    r = next(e for e in s["excess_ratios"] if e["bin"] == "< 10 KB")
+    assert r["mean_ratio"] is None and r["mean_ratio_ci"] is None
+    small = [ln for ln in fct.defaults_targets(s).splitlines() if ln.startswith("| small (")]
+    assert small and small[0].endswith("| - |")
+
+
 def test_defaults_targets_known_answers():
     idle = idle_rows([(1000, 0.040), (200000, 0.100), (2000000, 1.0)])
     rows = idle[:]
