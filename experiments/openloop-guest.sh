@@ -89,6 +89,11 @@
 #                 (guest-lib.sh's codel_lax): the relaxation of
 #                 srff-htbA-8-lax under ETS, the order a multiqueue NIC
 #                 can have per TX queue (no rate)
+#   srff-pias, srff-pias-htbA-8[-lax]  srff-ets and srff-htbA-8[-lax]
+#                 with srff's thresholds fixed at PIAS's for the boot's sizes
+#                 and the run's load (experiments/pias.py: the M/G/1
+#                 multi-level model's optimum, as PIAS sets them from a
+#                 workload known in advance) instead of learnt
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
@@ -370,6 +375,16 @@ srff_neutral() {
 	fi
 }
 srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
+# pias_set BANDS [SRFFCTL ARGS...]: srff's thresholds fixed at PIAS's for
+# this boot's sizes and the run's load (experiments/pias.py), and ARGS.
+pias_set() {
+	local n=$1 t
+	shift
+	t=$(python3 experiments/pias.py "$DIST" "$SCALE" "$load" "$n") ||
+		{ say "PIAS's thresholds: pias.py $DIST $SCALE $load $n failed"; exit 2; }
+	"$CTL" -n "$SRV" set thresholds "$t" "$@" ||
+		{ say "srffctl refused PIAS's thresholds $t"; exit 2; }
+}
 # variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any.
 variant_on() {
 	local kv settings args=()
@@ -497,6 +512,15 @@ policy_on() {
 		setup ets 8
 		codel_lax "$SRV" s0 8 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
+	# PIAS's thresholds for the workload, fixed, under srff-ets's order or
+	# the htb candidate's.
+	srff-pias) setup ets; srff_active; pias_set 3 ;;
+	srff-pias-htb*-8|srff-pias-htb*-8-lax)
+		read -r a lax < <(pct_policy "${1%%+*}" srff-pias-htb -8) ||
+			{ say "unknown policy $1"; exit 2; }
+		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
+		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
+		pias_set 8 classid 10: ;;
 	srff-htb*-8|srff-htb*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" srff-htb -8) ||
 			{ say "unknown policy $1"; exit 2; }
