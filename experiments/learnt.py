@@ -12,7 +12,8 @@ where srff is neutral but learns; 8 or 16: the class-id policies), prints
 the thresholds in effect at the end of the first run with that many, and
 of every later run where they differ from the one before, with the run's
 place in the boot, the seconds since the guest script began where the run
-recorded them ("t"), and the finished flows srff had learnt from. Under a
+recorded them ("t"), and the finished flows srff had learnt from; runs
+whose thresholds were set by hand (auto_thresholds false) are skipped. Under a
 steady mix that is one row per band count; after a change of mix
 (WEB_WARMUP_DIST), the rows say when the thresholds followed. --out writes
 DIR/learnt.md. Boots before the shuffled order (no order.jsonl) get
@@ -68,6 +69,8 @@ def changes(seq):
     last = {}
     rows = []
     for i, (name, r) in enumerate(seq, 1):
+        if r["show"].get("auto_thresholds") is False:
+            continue        # set by hand for the run (srff-pias...): not learnt
         th = r["show"].get("thresholds") or []
         bands = len(th) + 1
         if last.get(bands) != th:

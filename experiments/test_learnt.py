@@ -49,21 +49,24 @@ def test_changes_in_run_order_per_band_count(tmp_path, capsys):
         "srff-ets@0.8-2": state([16 * K, 512 * K], 3300, 320),
         "srff-htb-8@0.8-2": state(eight2, 3400, 360),
         "fq_codel@0.8-2": state([64 * K, 2 * M], 3500, 400),
+        # Set by hand for its run (srff-pias...): not a change of what srff learnt.
+        "srff-pias@0.8-2": {"show": {"thresholds": [112 * K, 640 * K], "auto_thresholds": False},
+                            "stats": {"auto_flows": 3600}},
         # Not in order.jsonl: left out.
         "srff-ets@0.6-9": state([1, 2], 1),
     }
     order = [{"round": 1, "load": 0.8, "order": ["fq_codel", "srff-htb-8", "srff-ets"]},
-             {"round": 2, "load": 0.8, "order": ["srff-ets", "srff-htb-8", "fq_codel"]}]
+             {"round": 2, "load": 0.8, "order": ["srff-ets", "srff-pias", "srff-htb-8", "fq_codel"]}]
     write(tmp_path, runs, order)
     assert learnt.main([str(tmp_path), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert (tmp_path / "learnt.md").read_text() == out
-    assert "(6 runs; 3 bands: changed 1 time; 8 bands: changed 1 time)" in out
+    assert "(7 runs; 3 bands: changed 1 time; 8 bands: changed 1 time)" in out
     assert rows(out) == [
         "| fq_codel@0.8-1 | 1 | 200 | 3 | 16 KiB, 512 KiB | 3000 |",
         "| srff-htb-8@0.8-1 | 2 | 240 | 8 | 16 KiB, 128 KiB, 1 MiB, 8 MiB, 64 MiB, 512 MiB, 4 GiB | 3100 |",
-        "| srff-htb-8@0.8-2 | 5 | 360 | 8 | 24 KiB, 192 KiB, 1536 KiB, 12 MiB, 96 MiB, 768 MiB, 6 GiB | 3400 |",
-        "| fq_codel@0.8-2 | 6 | 400 | 3 | 64 KiB, 2 MiB | 3500 |",
+        "| srff-htb-8@0.8-2 | 6 | 360 | 8 | 24 KiB, 192 KiB, 1536 KiB, 12 MiB, 96 MiB, 768 MiB, 6 GiB | 3400 |",
+        "| fq_codel@0.8-2 | 7 | 400 | 3 | 64 KiB, 2 MiB | 3500 |",
     ]
 
 
