@@ -513,20 +513,14 @@ policy_on() {
 		codel_lax "$SRV" s0 8 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
 	# PIAS's thresholds for the workload, fixed, under srff-ets's order or
-	# the htb candidate's.
+	# the htb candidate's (srff-pias-htbA-8[-lax]).
 	srff-pias) setup ets; srff_active; pias_set 3 ;;
-	srff-pias-htb*-8|srff-pias-htb*-8-lax)
-		read -r a lax < <(pct_policy "${1%%+*}" srff-pias-htb -8) ||
+	srff-htb*-8|srff-htb*-8-lax|srff-pias-htb*-8|srff-pias-htb*-8-lax)
+		read -r a lax < <(pct_policy "${1%%+*}" "${1%%htb*}htb" -8) ||
 			{ say "unknown policy $1"; exit 2; }
 		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
 		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
-		pias_set 8 classid 10: ;;
-	srff-htb*-8|srff-htb*-8-lax)
-		read -r a lax < <(pct_policy "${1%%+*}" srff-htb -8) ||
-			{ say "unknown policy $1"; exit 2; }
-		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
-		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
-		srff_eight_bands "$CTL" "$SRV" ;;
+		if [[ $1 == srff-pias-* ]]; then pias_set 8 classid 10:; else srff_eight_bands "$CTL" "$SRV"; fi ;;
 	srff-floor*-8|srff-floor*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" srff-floor -8) ||
 			{ say "unknown policy $1"; exit 2; }

@@ -63,7 +63,7 @@ sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies",
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
-	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null 2>&1
+	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null
 	[ ! -e "$run/dscp.csv.xz" ] || /usr/bin/python3 experiments/dscp.py report "$run" --out "$run" >/dev/null
 }
 # The folders are independent: REPORT_JOBS (default: the CPUs) at a time,
