@@ -70,7 +70,7 @@ def changes(seq):
     rows = []
     for i, (name, r) in enumerate(seq, 1):
         if r["show"].get("auto_thresholds") is False:
-            continue        # set by hand for the run (srff-pias...): not learnt
+            continue        # set by hand for the run (srff-pias, srff-span...): not learnt
         th = r["show"].get("thresholds") or []
         bands = len(th) + 1
         if last.get(bands) != th:

@@ -91,9 +91,13 @@
 #                 can have per TX queue (no rate)
 #   srff-pias, srff-pias-htbA-8[-lax]  srff-ets and srff-htbA-8[-lax]
 #                 with srff's thresholds fixed at PIAS's for the boot's sizes
-#                 and the run's load (experiments/pias.py: the M/G/1
+#                 and the run's load (experiments/rule.py pias: the M/G/1
 #                 multi-level model's optimum, as PIAS sets them from a
 #                 workload known in advance) instead of learnt
+#   srff-span-htbA-8[-lax]  srff-htbA-8[-lax] with the thresholds fixed at
+#                 what the `span` rule converges to for the boot's sizes
+#                 (experiments/rule.py span: the bands up to the p99 spread
+#                 evenly in log(size)): a rule measured before it is learnt
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"
@@ -375,15 +379,15 @@ srff_neutral() {
 	fi
 }
 srff_active() { "$CTL" -n "$SRV" set priorities "$DEFAULT_PRIOS"; }
-# pias_set BANDS [SRFFCTL ARGS...]: srff's thresholds fixed at PIAS's for
-# this boot's sizes and the run's load (experiments/pias.py), and ARGS.
-pias_set() {
-	local n=$1 t
-	shift
-	t=$(python3 experiments/pias.py "$DIST" "$SCALE" "$load" "$n") ||
-		{ say "PIAS's thresholds: pias.py $DIST $SCALE $load $n failed"; exit 2; }
+# rule_set RULE BANDS [SRFFCTL ARGS...]: srff's thresholds fixed at RULE's
+# for this boot's sizes and the run's load (experiments/rule.py), and ARGS.
+rule_set() {
+	local rule=$1 n=$2 t
+	shift 2
+	t=$(python3 experiments/rule.py "$rule" "$DIST" "$SCALE" "$load" "$n") ||
+		{ say "rule.py $rule $DIST $SCALE $load $n failed"; exit 2; }
 	"$CTL" -n "$SRV" set thresholds "$t" "$@" ||
-		{ say "srffctl refused PIAS's thresholds $t"; exit 2; }
+		{ say "srffctl refused $rule's thresholds $t"; exit 2; }
 }
 # variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any.
 variant_on() {
@@ -513,14 +517,17 @@ policy_on() {
 		codel_lax "$SRV" s0 8 || { say "policy $1: tc refused CoDel's change"; exit 1; }
 		srff_eight_bands "$CTL" "$SRV" ;;
 	# PIAS's thresholds for the workload, fixed, under srff-ets's order or
-	# the htb candidate's (srff-pias-htbA-8[-lax]).
-	srff-pias) setup ets; srff_active; pias_set 3 ;;
-	srff-htb*-8|srff-htb*-8-lax|srff-pias-htb*-8|srff-pias-htb*-8-lax)
+	# the htb candidate's (srff-pias-htbA-8[-lax]); span's under the latter.
+	srff-pias) setup ets; srff_active; rule_set pias 3 ;;
+	srff-htb*-8|srff-htb*-8-lax|srff-pias-htb*-8|srff-pias-htb*-8-lax|srff-span-htb*-8|srff-span-htb*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" "${1%%htb*}htb" -8) ||
 			{ say "unknown policy $1"; exit 2; }
 		SRFF_QDISC_HTB_ASSURED_PCT=$a setup htb 8
 		[ "$lax" = - ] || codel_lax "$SRV" s0 || { say "policy $1: tc refused CoDel's change"; exit 1; }
-		if [[ $1 == srff-pias-* ]]; then pias_set 8 classid 10:; else srff_eight_bands "$CTL" "$SRV"; fi ;;
+		case $1 in
+		srff-pias-*|srff-span-*) local rule=${1#srff-}; rule_set "${rule%%-*}" 8 classid 10: ;;
+		*) srff_eight_bands "$CTL" "$SRV" ;;
+		esac ;;
 	srff-floor*-8|srff-floor*-8-lax)
 		read -r a lax < <(pct_policy "${1%%+*}" srff-floor -8) ||
 			{ say "unknown policy $1"; exit 2; }

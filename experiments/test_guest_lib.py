@@ -198,6 +198,7 @@ def test_floor_tree_default_codel_and_refusal(tmp_path):
     ("srff-htb-8", "srff-htb", "-8", "10 -"),
     ("srff-htb40-8-lax", "srff-htb", "-8", "40 lax"),
     ("srff-pias-htb40-8-lax", "srff-pias-htb", "-8", "40 lax"),
+    ("srff-span-htb40-8-lax", "srff-span-htb", "-8", "40 lax"),
     ("srff-floor5-8", "srff-floor", "-8", "5 -"),
     ("srff-8-htb", "srff-8-htb", "", "10 -"),
     ("srff-8-htb99-lax", "srff-8-htb", "", "99 lax"),

@@ -42,6 +42,11 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
           each threshold r times the previous one; (q, r) = GEO[N]: p60 and 8
           for 4 bands and more, p50 and 32 for 3 (chosen on a grid, see docs),
           as srff_nf/auto.h computes them for any number of bands
+  span    (not in the tables; experiments/rule.py) geo's t1, then the
+          thresholds up to the flow-count p99 spread evenly in log(size)
+          (each 2 to 8 times the previous), then two (one for 4-5 bands)
+          8 times apart above it: the bands spent where the sizes are, as
+          PIAS spends them, with bands left for flows past anything common
   las     (learning part) the live-table rule: threshold_sim's las=, every
           period the floor, then count quantiles of the bytes the active
           flows have sent
@@ -113,6 +118,7 @@ SEARCHED, MAX_SEARCH_BANDS = ("pias", "pias-sd"), 4
 QUANT = {2: (0.9,), 3: (0.5, 0.9), 4: (0.5, 0.9, 0.99),
          8: (0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999)}
 GEO = {2: (0.6, 8), 3: (0.5, 32), 4: (0.6, 8), 8: (0.6, 8)}   # bands: (quantile, ratio)
+SPAN_TOP = 0.99                                   # span: the flow-count quantile it spans to
 
 
 def rule_bands():
@@ -212,6 +218,23 @@ def rule_geo(flows, nbytes, n, floor):
     ks = constrain(rule_quant(flows, nbytes, 2, (q,)), floor, 1)
     while len(ks) < n - 1:
         ks.append(bound_up(r * low(ks[-1])))
+    return ks
+
+
+def rule_span(flows, nbytes, n, floor):
+    """geo's t1, the thresholds up to p99 evenly in log(size), two (one for
+    4-5 bands) x8 beyond: SPAN_BEYOND. 2-3 bands: geo."""
+    if n <= 3:
+        return rule_geo(flows, nbytes, n, floor)
+    t1, top = constrain(rule_quant(flows, nbytes, 2, (GEO[8][0], SPAN_TOP)), floor, 2)
+    beyond = 2 if n >= 6 else 1
+    steps = n - 2 - beyond
+    # Bucket bounds are SUB a power of two apart (bucket() above 1 KiB):
+    # a step of SUB is x2, 3 * SUB x8.
+    step = min(max(round((top - t1) / steps), SUB), 3 * SUB)
+    ks = [t1 + i * step for i in range(steps + 1)]
+    while len(ks) < n - 1:
+        ks.append(ks[-1] + 3 * SUB)
     return ks
 
 
@@ -329,6 +352,8 @@ def thresholds(rule, hist, load, n, floor, ratio):
         ks = Model(flows, nbytes, load).search_dp(n, floor, ratio, rule == "pias-sd")
     elif rule == "geo":
         ks = rule_geo(flows, nbytes, n, floor)
+    elif rule == "span":
+        ks = rule_span(flows, nbytes, n, floor)
     else:
         ks = {"bytes": rule_bytes, "homa": rule_homa, "quant": rule_quant}[rule](flows, nbytes, n)
     return [low(k) for k in constrain(ks, floor, ratio)]

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+"""rule.py: a threshold rule's thresholds for the open-loop experiment's
+workloads (PIAS's, span's, geo's)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rule  # noqa: E402
+import threshold_study as ts  # noqa: E402
+
+
+def test_thresholds_for_each_band_count(capsys):
+    """BANDS - 1 thresholds, rising, the first at least 16 KiB, each a
+    bucket bound srff's histogram can tell apart; the same every call."""
+    for name in rule.RULES:
+        for dist, scale in (("websearch", 0.0625), ("fb_hadoop", 1.0), ("datamining", 0.01)):
+            for bands in (3, 8):
+                assert rule.main([name, dist, str(scale), "0.8", str(bands)]) == 0
+                t = [int(x) for x in capsys.readouterr().out.strip().split(",")]
+                assert len(t) == bands - 1
+                assert t[0] >= 16384 and t == sorted(set(t))
+                assert all(ts.low(ts.bucket(x)) == x for x in t)
+                assert rule.rule_thresholds(name, dist, scale, 0.8, bands) == t
+
+
+def test_follows_the_sizes():
+    """Larger flows, larger thresholds: web search's sizes unscaled against
+    the 1/16 the guest's 20 Mbit/s link carries."""
+    for name in ("pias", "span"):
+        small = rule.rule_thresholds(name, "websearch", 0.0625, 0.8, 3)
+        big = rule.rule_thresholds(name, "websearch", 1.0, 0.8, 3)
+        assert big[-1] > small[-1]
+
+
+K = 1024
+
+
+def test_span_spends_the_bands_where_the_sizes_are():
+    """Web search at the guest's scale: geo's 8 bands put everything between
+    16 KiB and its largest responses (1.8 MB) in 3 bands and keep 4 above
+    them; span puts 5 there (48 KiB apart x2.83 ... up to its p99), and 2
+    beyond, 8 times apart, for what outgrows every response."""
+    geo = rule.rule_thresholds("geo", "websearch", 0.0625, 0.8, 8)
+    span = rule.rule_thresholds("span", "websearch", 0.0625, 0.8, 8)
+    assert geo == [16 * K * 8 ** i for i in range(7)]
+    assert span == [16 * K, 48 * K, 128 * K, 384 * K, 1024 * K, 8192 * K, 65536 * K]
+    # 4 bands: one step to the p99, capped at x8, and one beyond: geo's.
+    assert rule.rule_thresholds("span", "websearch", 0.0625, 0.8, 4) == geo[:3]
+
+
+def test_span_steps_stay_between_x2_and_x8():
+    """A narrow mix (every flow the same size) steps x2; a mix whose p99 is
+    16 powers of two above its p60 steps x8: no two thresholds closer than
+    a power of two (the histogram's 4 buckets per octave could not hold them
+    apart steadily), none farther apart than geo's."""
+    narrow = ts.histogram([20000] * 1000)
+    wide = ts.histogram([1000] * 600 + [1 << 30] * 400)
+    for hist, ratio in ((narrow, 2), (wide, 8)):
+        t = ts.thresholds("span", hist, 0.8, 8, ts.DEFAULT_FLOOR, 1)
+        assert all(b == ratio * a for a, b in zip(t[:5], t[1:5])), t
+        assert t[5] == 8 * t[4] and t[6] == 8 * t[5]
+
+
+def test_bad_arguments(capsys):
+    for argv in ([], ["pias", "websearch", "1", "0.8"], ["pias", "websearch", "x", "0.8", "3"],
+                 ["pias", "websearch", "1", "1.0", "3"], ["pias", "websearch", "1", "0.8", "1"],
+                 ["pias", "websearch", "1", "0.8", "3", "extra"],
+                 ["pias", "nosuch", "1", "0.8", "3"], ["nosuch", "websearch", "1", "0.8", "3"]):
+        assert rule.main(argv) == 2
+        assert capsys.readouterr().out == ""
