@@ -48,17 +48,23 @@ def test_span_spends_the_bands_where_the_sizes_are():
     assert rule.rule_thresholds("span", "websearch", 0.0625, 0.8, 4) == geo[:3]
 
 
-def test_span_steps_stay_between_x2_and_x8():
-    """A narrow mix (every flow the same size) steps x2; a mix whose p99 is
-    16 powers of two above its p60 steps x8: no two thresholds closer than
-    a power of two (the histogram's 4 buckets per octave could not hold them
-    apart steadily), none farther apart than geo's."""
+def test_span_is_geo_with_its_spare_bands_moved_down():
+    """A narrow mix (every flow 20 kB): span keeps geo's t1, 8 t1, 64 t1,
+    512 t1 and 4096 t1 and spends the two thresholds geo puts past 32768 t1
+    between t1 and 64 t1. A mix whose p99 is 16 powers of two above its p60
+    steps x8, as geo does. Up to 6 bands span is geo."""
     narrow = ts.histogram([20000] * 1000)
     wide = ts.histogram([1000] * 600 + [1 << 30] * 400)
-    for hist, ratio in ((narrow, 2), (wide, 8)):
-        t = ts.thresholds("span", hist, 0.8, 8, ts.DEFAULT_FLOOR, 1)
-        assert all(b == ratio * a for a, b in zip(t[:5], t[1:5])), t
-        assert t[5] == 8 * t[4] and t[6] == 8 * t[5]
+    geo = ts.thresholds("geo", narrow, 0.8, 8, ts.DEFAULT_FLOOR, 1)
+    span = ts.thresholds("span", narrow, 0.8, 8, ts.DEFAULT_FLOOR, 1)
+    assert span[0:5:2] == geo[:3] and span[5:] == geo[3:5]
+    assert geo[0] < span[1] < geo[1] < span[3] < geo[2]
+    assert ts.thresholds("span", wide, 0.8, 8, ts.DEFAULT_FLOOR, 1) == \
+        ts.thresholds("geo", wide, 0.8, 8, ts.DEFAULT_FLOOR, 1)
+    for hist in (narrow, wide):
+        for n in range(2, 7):
+            assert ts.thresholds("span", hist, 0.8, n, ts.DEFAULT_FLOOR, 1) == \
+                ts.thresholds("geo", hist, 0.8, n, ts.DEFAULT_FLOOR, 1), n
 
 
 def test_bad_arguments(capsys):

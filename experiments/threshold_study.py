@@ -43,9 +43,9 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
           for 4 bands and more, p50 and 32 for 3 (chosen on a grid, see docs),
           as srff_nf/auto.h computes them for any number of bands
   span    (not in the tables; experiments/rule.py) geo's t1, then the
-          thresholds up to the flow-count p99 spread evenly in log(size)
-          (each 2 to 8 times the previous), then two (one for 4-5 bands)
-          8 times apart above it: the bands spent where the sizes are, as
+          thresholds up to the flow-count p99 (at least 64 t1) spread
+          evenly in log(size) (each 2 to 8 times the previous), then two
+          (one for 4-5 bands) 8 times apart above it: the bands spent where the sizes are, as
           PIAS spends them, with bands left for flows past anything common
   las     (learning part) the live-table rule: threshold_sim's las=, every
           period the floor, then count quantiles of the bytes the active
@@ -214,7 +214,7 @@ def rule_quant(flows, nbytes, n, qs=None):
 
 def rule_geo(flows, nbytes, n, floor):
     """t1 = max(floor, flow quantile q); t(i+1) = r * t(i); (q, r) = GEO[n]."""
-    q, r = GEO[n]
+    q, r = GEO.get(n, GEO[8])       # auto.c: 4 bands and more alike
     ks = constrain(rule_quant(flows, nbytes, 2, (q,)), floor, 1)
     while len(ks) < n - 1:
         ks.append(bound_up(r * low(ks[-1])))
@@ -222,16 +222,18 @@ def rule_geo(flows, nbytes, n, floor):
 
 
 def rule_span(flows, nbytes, n, floor):
-    """geo's t1, the thresholds up to p99 evenly in log(size), two (one for
-    4-5 bands) x8 beyond: SPAN_BEYOND. 2-3 bands: geo."""
+    """geo's t1, the thresholds up to the p99 (at least 64 t1) evenly in
+    log(size), each 2 to 8 times the previous, then two (one for 4-5
+    bands) x8 beyond. Up to 6 bands it is geo; 2-3 bands: geo."""
     if n <= 3:
         return rule_geo(flows, nbytes, n, floor)
     t1, top = constrain(rule_quant(flows, nbytes, 2, (GEO[8][0], SPAN_TOP)), floor, 2)
+    top = max(top, t1 + 6 * SUB)    # at least geo's t3 (64 t1): a narrow mix leaves geo's
     beyond = 2 if n >= 6 else 1
     steps = n - 2 - beyond
     # Bucket bounds are SUB a power of two apart (bucket() above 1 KiB):
     # a step of SUB is x2, 3 * SUB x8.
-    step = min(max(round((top - t1) / steps), SUB), 3 * SUB)
+    step = min(max((top - t1) // steps, SUB), 3 * SUB)   # none past the p99
     ks = [t1 + i * step for i in range(steps + 1)]
     while len(ks) < n - 1:
         ks.append(ks[-1] + 3 * SUB)
