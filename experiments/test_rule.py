@@ -38,21 +38,22 @@ K = 1024
 def test_span_spends_the_bands_where_the_sizes_are():
     """Web search at the guest's scale: geo's 8 bands put everything between
     16 KiB and its largest responses (1.8 MB) in 3 bands and keep 4 above
-    them; span puts 5 there (48 KiB apart x2.83 ... up to its p99), and 2
-    beyond, 8 times apart, for what outgrows every response."""
+    them; span puts 5 there (x2.83 apart, up to twice the mean distance of
+    the flows above 16 KiB), and 2 beyond, 8 times apart, for what outgrows
+    every response."""
     geo = rule.rule_thresholds("geo", "websearch", 0.0625, 0.8, 8)
     span = rule.rule_thresholds("span", "websearch", 0.0625, 0.8, 8)
     assert geo == [16 * K * 8 ** i for i in range(7)]
     assert span == [16 * K, 48 * K, 128 * K, 384 * K, 1024 * K, 8192 * K, 65536 * K]
-    # 4 bands: one step to the p99, capped at x8, and one beyond: geo's.
+    # 4 bands: one step, capped at x8, and one beyond: geo's.
     assert rule.rule_thresholds("span", "websearch", 0.0625, 0.8, 4) == geo[:3]
 
 
 def test_span_is_geo_with_its_spare_bands_moved_down():
     """A narrow mix (every flow 20 kB): span keeps geo's t1, 8 t1, 64 t1,
     512 t1 and 4096 t1 and spends the two thresholds geo puts past 32768 t1
-    between t1 and 64 t1. A mix whose p99 is 16 powers of two above its p60
-    steps x8, as geo does. Up to 6 bands span is geo."""
+    between t1 and 64 t1. A mix whose flows above t1 sit 16 powers of two
+    above it steps x8, as geo does. Up to 6 bands span is geo."""
     narrow = ts.histogram([20000] * 1000)
     wide = ts.histogram([1000] * 600 + [1 << 30] * 400)
     geo = ts.thresholds("geo", narrow, 0.8, 8, ts.DEFAULT_FLOOR, 1)
@@ -74,3 +75,19 @@ def test_bad_arguments(capsys):
                  ["pias", "nosuch", "1", "0.8", "3"], ["nosuch", "websearch", "1", "0.8", "3"]):
         assert rule.main(argv) == 2
         assert capsys.readouterr().out == ""
+
+
+def test_hold_counts_installs_under_a_steady_mix(capsys):
+    """--hold: geo under web search at the guest's scale installs once (the
+    first learnt set, from the default ladder, which it equals here: 0 or 1)
+    and then holds still for 2 hours; the output names both rules."""
+    res = rule.hold("websearch", 0.0625, 2.0)
+    assert set(res) == {"geo", "span"}
+    assert res["geo"][0] <= 1 and res["geo"][1] == tuple(16 * K * 8 ** i for i in range(7))
+    assert res["span"][1] == (16 * K, 48 * K, 128 * K, 384 * K, 1024 * K, 8192 * K, 65536 * K)
+    assert rule.main(["--hold", "websearch", "0.0625", "0.1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [l.split(":")[0] for l in out] == ["geo", "span"]
+    for argv in (["--hold"], ["--hold", "websearch"], ["--hold", "websearch", "0"],
+                 ["--hold", "websearch", "1", "25"], ["--hold", "nosuch", "1"]):
+        assert rule.main(argv) == 2

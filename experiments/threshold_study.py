@@ -42,10 +42,11 @@ Rules (each gives N-1 thresholds for N bands, all at bucket bounds):
           each threshold r times the previous one; (q, r) = GEO[N]: p60 and 8
           for 4 bands and more, p50 and 32 for 3 (chosen on a grid, see docs),
           as srff_nf/auto.h computes them for any number of bands
-  span    (not in the tables; experiments/rule.py) geo's t1, then the
-          thresholds up to the flow-count p99 (at least 64 t1) spread
-          evenly in log(size) (each 2 to 8 times the previous), then two
-          (one for 4-5 bands) 8 times apart above it: the bands spent where the sizes are, as
+  span    (not in the tables; experiments/rule.py) geo's t1, then
+          thresholds spread evenly in log(size) over the flows above t1
+          (to twice their mean distance above it, at least 64 t1, each 2
+          to 8 times the previous), then two (one for 4-5 bands) 8 times
+          apart above that: the bands spent where the sizes are, as
           PIAS spends them, with bands left for flows past anything common
   las     (learning part) the live-table rule: threshold_sim's las=, every
           period the floor, then count quantiles of the bytes the active
@@ -118,7 +119,6 @@ SEARCHED, MAX_SEARCH_BANDS = ("pias", "pias-sd"), 4
 QUANT = {2: (0.9,), 3: (0.5, 0.9), 4: (0.5, 0.9, 0.99),
          8: (0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999)}
 GEO = {2: (0.6, 8), 3: (0.5, 32), 4: (0.6, 8), 8: (0.6, 8)}   # bands: (quantile, ratio)
-SPAN_TOP = 0.99                                   # span: the flow-count quantile it spans to
 
 
 def rule_bands():
@@ -222,19 +222,22 @@ def rule_geo(flows, nbytes, n, floor):
 
 
 def rule_span(flows, nbytes, n, floor):
-    """geo's t1, the thresholds up to the p99 (at least 64 t1) evenly in
-    log(size), each 2 to 8 times the previous, then two (one for 4-5
-    bands) x8 beyond. Up to 6 bands it is geo; 2-3 bands: geo."""
+    """geo's t1, then thresholds spread evenly in log(size) up to the top
+    of the flows above t1 (twice their mean distance above t1 in buckets,
+    at least 64 t1), then two (one for 4-5 bands) x8 beyond. Up to 6 bands
+    it is geo; 2-3 bands: geo."""
     if n <= 3:
         return rule_geo(flows, nbytes, n, floor)
-    t1, top = constrain(rule_quant(flows, nbytes, 2, (GEO[8][0], SPAN_TOP)), floor, 2)
-    top = max(top, t1 + 6 * SUB)    # at least geo's t3 (64 t1): a narrow mix leaves geo's
+    (t1,) = constrain(rule_quant(flows, nbytes, 2, (GEO[8][0],)), floor, 1)
+    above = sum(flows[t1:])
+    mean2 = (int(2 * sum(f * (b - t1) for b, f in enumerate(flows) if b >= t1) // above)
+             if above else 0)
+    # d in buckets: SUB of them a power of two (bucket() above 1 KiB).
+    d = max(mean2, 6 * SUB)         # at least geo's t3 (64 t1): a narrow mix leaves geo's
     beyond = 2 if n >= 6 else 1
     steps = n - 2 - beyond
-    # Bucket bounds are SUB a power of two apart (bucket() above 1 KiB):
-    # a step of SUB is x2, 3 * SUB x8.
-    step = min(max((top - t1) // steps, SUB), 3 * SUB)   # none past the p99
-    ks = [t1 + i * step for i in range(steps + 1)]
+    d = min(d, 3 * SUB * steps)     # at most x8 a step
+    ks = [t1 + (i * d) // steps for i in range(steps + 1)]
     while len(ks) < n - 1:
         ks.append(ks[-1] + 3 * SUB)
     return ks
