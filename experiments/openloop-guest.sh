@@ -96,8 +96,9 @@
 #                 workload known in advance) instead of learnt
 #   srff-span-htbA-8[-lax]  srff-htbA-8[-lax] with the thresholds fixed at
 #                 what the `span` rule converges to for the boot's sizes
-#                 (experiments/rule.py span: the bands up to the p99 spread
-#                 evenly in log(size)): a rule measured before it is learnt
+#                 (experiments/rule.py span: bands spread evenly in
+#                 log(size) over the flows above the first threshold): a
+#                 rule measured before it is learnt
 #   srff-prio-fq-8  srff with 8 bands (learnt thresholds, class ids 10:1 to
 #                 10:8) over tbf + prio with 8 bands of fq_codel; not among
 #                 the defaults: WEB_POLICIES="... srff-prio-fq-8"

@@ -225,10 +225,11 @@ def rule_span(flows, nbytes, n, floor):
     """geo's t1, then thresholds spread evenly in log(size) up to the top
     of the flows above t1 (twice their mean distance above t1 in buckets,
     at least 64 t1), then two (one for 4-5 bands) x8 beyond. Up to 6 bands
-    it is geo; 2-3 bands: geo."""
+    it is geo."""
+    geo = rule_geo(flows, nbytes, n, floor)
     if n <= 3:
-        return rule_geo(flows, nbytes, n, floor)
-    (t1,) = constrain(rule_quant(flows, nbytes, 2, (GEO[8][0],)), floor, 1)
+        return geo
+    t1 = geo[0]
     above = sum(flows[t1:])
     mean2 = (int(2 * sum(f * (b - t1) for b, f in enumerate(flows) if b >= t1) // above)
              if above else 0)
