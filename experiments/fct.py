@@ -26,7 +26,9 @@ request's place on its connection), size and hdr (body and header bytes),
 fct (s), clock (pcap or client: what timed it) and stall (bulk: longest
 wait for data, s). (The logs' sched and start, when each request was due
 and began, are not kept: nothing here reads them, and at a microsecond
-they were half the file.) bulk.csv.xz has run, round, policy, load, req
+they were half the file.) A run with clients at several round trips
+(web_client.py --sources) adds rtt, the request's round trip as labelled
+(2ms); the column is there only then. bulk.csv.xz has run, round, policy, load, req
 (the request's line in its log), t (s since the round's first request)
 and bytes (body bytes so far): for each transfer only the samples the
 per-second goodput interpolates from, the last at or before and the first
@@ -45,6 +47,8 @@ leaves out slow start and the server's own time, so a slowdown of 1 is
 not reachable; compare policies, not slowdowns against 1. RATE comes from
 params.json's "rate" unless --rate says; RTT (--rtt, default 0) is the
 guest's idle round trip, measured, not assumed. slowdown = fct / ideal.
+A request with an rtt label takes that round trip instead, plus what the
+measured one exceeds the run's nominal --nominal-rtt (the stack's share).
 
 Requests of the short and keep-alive clients are binned by body size:
 < 100 KB, 100 KB - 1 MB, >= 1 MB (edges in bytes, --edges; --edge-scale
@@ -131,7 +135,7 @@ def build_table(run_dir, run=None):
                          "hdr": r.get("hdr", 0),
                          "sched": r["sched"] - t0 if "sched" in r else None,
                          "start": r["start"] - t0, "fct": fct, "clock": clock,
-                         "stall": r.get("max_gap")})
+                         "stall": r.get("max_gap"), "rtt": r.get("rtt")})
             for t, n in r.get("progress", []):
                 prog.append({"run": run, "round": int(m.group("round")),
                              "policy": m.group("policy"), "load": load, "req": i,
@@ -180,7 +184,9 @@ def read_csv(path):
     with tabfile.open_text(path) as f:
         for r in csv.DictReader(f):
             for k, v in r.items():
-                if k in ints:
+                if k == "rtt":
+                    r[k] = v or None
+                elif k in ints:
                     r[k] = int(v)
                 elif k in floats:
                     r[k] = float(v) if v != "" else None
@@ -341,19 +347,25 @@ def _load_order(v):
 class IdleBaseline:
     """What a response took alone on the idle link (web_client.py --mode
     idle, kind "idle" in the table): per kind of connection (new: nth 0;
-    kept-alive: nth > 0) the median FCT of each size measured, and between
-    them linear in size (beyond them, the nearest)."""
+    kept-alive: nth > 0) and round trip (rtt, None for a run with one) the
+    median FCT of each size measured, and between them linear in size
+    (beyond them, the nearest)."""
 
     def __init__(self, rows):
-        by = {True: collections.defaultdict(list), False: collections.defaultdict(list)}
+        by = collections.defaultdict(lambda: collections.defaultdict(list))
         for r in rows:
-            by[r["nth"] == 0][r["size"]].append(r["fct"])
-        self.curves = {new: sorted((x, statistics.median(v)) for x, v in d.items())
-                       for new, d in by.items() if d}
-        self.n = {new: sum(len(v) for v in d.values()) for new, d in by.items() if d}
+            by[(r["nth"] == 0, r.get("rtt"))][r["size"]].append(r["fct"])
+        self.curves = {k: sorted((x, statistics.median(v)) for x, v in d.items())
+                       for k, d in by.items() if d}
 
-    def __call__(self, size, nth):
-        c = self.curves.get(nth == 0)
+    @staticmethod
+    def label(key):
+        """"new", "kept-alive", or with a round trip "new@2ms"."""
+        new, rtt = key
+        return ("new" if new else "kept-alive") + ("@%s" % rtt if rtt else "")
+
+    def __call__(self, size, nth, rtt=None):
+        c = self.curves.get((nth == 0, rtt))
         if not c:
             return None
         i = bisect.bisect_left(c, (size,))
@@ -367,15 +379,36 @@ class IdleBaseline:
         return y0 + (size - x0) * (y1 - y0) / (x1 - x0)
 
 
+def rtt_seconds(label):
+    """A round trip as tc writes it ("2ms", "80ms", "1s", "500us") in s."""
+    m = re.fullmatch(r"([0-9.]+)(us|ms|s)", label.strip().lower())
+    if not m:
+        raise ValueError("not a round trip: %r" % label)
+    return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+
+
+def _rtt_order(label):
+    return rtt_seconds(label)
+
+
 def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000, seed=1,
-              order=None, mss=wire.MSS, overhead=wire.OVERHEAD, excess_edges=EXCESS_EDGES):
-    """Everything the tables and plots show, as one JSON-able dict."""
+              order=None, mss=wire.MSS, overhead=wire.OVERHEAD, excess_edges=EXCESS_EDGES,
+              nominal_rtt=None):
+    """Everything the tables and plots show, as one JSON-able dict. Rows
+    with an rtt label (several round trips in one run) get their own
+    round trip in the ideal FCT (the label, plus what rtt, the measured
+    one, exceeds nominal_rtt, the run's nominal one, when both are given),
+    their own idle baseline, and excess bins of their own ("all @ 2ms")
+    beside the pooled ones."""
     labels = bin_label(edges)
     idle_rows = [r for r in rows if r["kind"] == IDLE_KIND]
     rows = [r for r in rows if r["kind"] != IDLE_KIND]
     base = IdleBaseline(idle_rows) if idle_rows else None
     xlabels = bin_label(excess_edges)
     xsmall = bin_label(excess_edges[1:2])[0]
+    rtts = sorted({r.get("rtt") for r in rows if r.get("rtt")}, key=_rtt_order)
+    stack = max(0.0, rtt - nominal_rtt) if rtt and nominal_rtt is not None else 0.0
+    rtt_of = {lab: rtt_seconds(lab) + stack for lab in rtts}
     policies = order or []
     for r in rows:
         if r["policy"] not in policies:
@@ -397,27 +430,35 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                 k = (r["policy"], r["load"])
                 stall[k] = max(stall.get(k, 0.0), r["stall"])
             continue
-        ideal = ideal_fct(r["size"], r["hdr"], r["nth"], rate_bps, rtt, mss, overhead)
+        ideal = ideal_fct(r["size"], r["hdr"], r["nth"], rate_bps,
+                          rtt_of.get(r.get("rtt"), rtt), mss, overhead)
         for lab in (labels[size_bin(r["size"], edges)], "all"):
             g = groups[(r["policy"], r["load"], lab)]
             g["fct"][key].append(r["fct"])
             g["slowdown"][key].append(r["fct"] / ideal)
-        alone = base(r["size"], r["nth"]) if base else None
+        alone = base(r["size"], r["nth"], r.get("rtt")) if base else None
         if alone is not None:
             xb = size_bin(r["size"], excess_edges)
             for lab in (xlabels[xb], xsmall if r["size"] < excess_edges[1] else None, "all"):
                 if lab:
                     xgroups[(r["policy"], r["load"], lab)][key].append(r["fct"] - alone)
+                    if r.get("rtt"):
+                        xgroups[(r["policy"], r["load"], "%s @ %s" % (lab, r["rtt"]))][key] \
+                            .append(r["fct"] - alone)
     out = {"rate_bps": rate_bps, "rtt": rtt, "ref": ref, "edges": list(edges), "boot": boot,
            "seed": seed, "mss": mss, "overhead": overhead, "policies": policies,
            "loads": loads, "bins": labels + ["all"], "groups": [], "ratios": [], "bulk": [],
-           "excess_edges": list(excess_edges), "excess_bins": xlabels + [xsmall, "all"],
-           "idle": ({"requests": len(idle_rows), "sizes": {("new" if k else "kept-alive"):
-                                                           len(c) for k, c in base.curves.items()},
-                     "curves": {("new" if k else "kept-alive"): c
-                                for k, c in base.curves.items()}} if base else None),
+           "excess_edges": list(excess_edges),
+           "excess_bins": xlabels + [xsmall, "all"] + [
+               "%s @ %s" % (lab, t) for t in rtts for lab in xlabels + [xsmall, "all"]],
+           "idle": ({"requests": len(idle_rows),
+                     "sizes": {IdleBaseline.label(k): len(c) for k, c in base.curves.items()},
+                     "curves": {IdleBaseline.label(k): c for k, c in base.curves.items()}}
+                    if base else None),
            "excess": [], "excess_ratios": [],
            "kinds": sorted({r["kind"] for r in rows if r["kind"] != "bulk"})}
+    if rtts:
+        out["rtts"] = {lab: rtt_of[lab] for lab in rtts}
     cache = {}
     for p in policies:
         for ld in loads:
@@ -765,7 +806,9 @@ def excess_table(s):
             "in size between them)%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
             "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
                 idle["requests"], " and ".join(
-                    "%d sizes on %s connections" % (n, k) for k, n in idle["sizes"].items()),
+                    "%d sizes on %s connections%s" % (n, k.split("@")[0],
+                                                      " at %s" % k.split("@")[1] if "@" in k else "")
+                    for k, n in idle["sizes"].items()),
                 " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
                 s["boot"], s["ref"]) + "\n".join(out) + "\n")
 
@@ -800,8 +843,9 @@ def defaults_targets(s, policies=None):
     def cell(p, ld, src, key, stat, bound, at_most):
         v = ci = None
         if src == "excess":
-            # "small": the < 100 KB group, second to last of excess_bins.
-            e = xra.get((p, ld, xb[-2] if key == "small" else xb[key]))
+            # "small": the < 100 KB group, after the size bins (and before
+            # "all" and any round trip's own bins).
+            e = xra.get((p, ld, xb[len(s["excess_edges"]) + 1] if key == "small" else xb[key]))
             if e:
                 v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
         elif src == "fct":
@@ -937,7 +981,8 @@ def cmd_table(a):
     rows, prog, loads = build_table(a.run_dir)
     out = a.o or a.run_dir
     os.makedirs(out, exist_ok=True)
-    write_csv(os.path.join(out, "requests.csv.xz"), TABLE_COLUMNS, rows)
+    cols = TABLE_COLUMNS + (["rtt"] if any(r.get("rtt") for r in rows) else [])
+    write_csv(os.path.join(out, "requests.csv.xz"), cols, rows)
     kept = bulk_samples(prog)
     write_csv(os.path.join(out, "bulk.csv.xz"), BULK_COLUMNS, kept)
     tabfile.write(os.path.join(out, "loads.json.xz"),
@@ -965,8 +1010,10 @@ def cmd_report(a):
         scales = {m.get("scale", 1.0) for m in loads.values()}
         scale = scales.pop() if len(scales) == 1 else 1.0
     edges = [float(x) * scale for x in a.edges.split(",")]
+    nominal = a.nominal_rtt or params.get("rtt")
     s = summarise(rows, prog, wire.parse_rate(rate), a.rtt, a.ref, edges, a.boot, a.seed,
-                  order=list(params.get("policies", [])))
+                  order=list(params.get("policies", [])),
+                  nominal_rtt=rtt_seconds(nominal) if nominal else None)
     s["edge_scale"] = scale
     text = tables(s) + load_table(loads)
     if s["excess"]:
@@ -1006,6 +1053,8 @@ def main(argv=None):
     r.add_argument("input", nargs="+")
     r.add_argument("--rate", help="bottleneck as tc writes it (default: params.json's)")
     r.add_argument("--rtt", type=float, default=0.0, help="idle round trip, s")
+    r.add_argument("--nominal-rtt", help="the netem round trip --rtt measured (default: "
+                   "params.json's rtt): rtt-labelled rows add the difference")
     r.add_argument("--ref", default="fq_codel")
     r.add_argument("--edges", default=",".join(str(e) for e in EDGES))
     r.add_argument("--edge-scale", type=float,

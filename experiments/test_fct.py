@@ -493,3 +493,78 @@ def test_report_with_an_idle_baseline(tmp_path, capsys):
     # What the link carried: write_run's .load.json (offered 0.5, achieved 0.49, bulk 0.3).
     assert "| 0.5 | srff | 2 | 0.50 [0.50, 0.50] | 0.49 [0.49, 0.49] | 0.30 [0.30, 0.30] " \
         "| 0.79 [0.79, 0.79] |" in x
+
+
+# --- clients at several round trips (web_client.py --sources) ---------------
+
+def rtt_row(policy, rnd, f, rtt, size=1000, kind="short", nth=0, load="0.5"):
+    r = row(policy, rnd, f, size=size, kind=kind, nth=nth, load=load)
+    r["rtt"] = rtt
+    return r
+
+
+def test_rtt_seconds():
+    assert fct.rtt_seconds("2ms") == pytest.approx(0.002)
+    assert fct.rtt_seconds("80ms") == pytest.approx(0.080)
+    assert fct.rtt_seconds("1s") == 1.0 and fct.rtt_seconds("500us") == pytest.approx(5e-4)
+    with pytest.raises(ValueError):
+        fct.rtt_seconds("fast")
+
+
+def test_excess_per_round_trip():
+    """Each response is judged against its own round trip's idle baseline;
+    the pooled bins hold every round trip, and each round trip has its own
+    bins after them; the ideal FCT takes the row's round trip plus the
+    stack's share (measured less nominal)."""
+    idle = []
+    for rtt, alone in (("2ms", 0.010), ("80ms", 0.170)):
+        idle += [dict(r, rtt=rtt) for r in idle_rows([(1000, alone)])]
+    rows = idle[:]
+    for rnd in (1, 2, 3):
+        # 5 ms more than alone at 2 ms, 40 ms more at 80 ms; ref twice that.
+        rows += [rtt_row("a", rnd, 0.015, "2ms"), rtt_row("ref", rnd, 0.020, "2ms"),
+                 rtt_row("a", rnd, 0.210, "80ms"), rtt_row("ref", rnd, 0.250, "80ms")]
+    s = fct.summarise(rows, [], 8e6, 0.021, ref="ref", boot=50, nominal_rtt=0.020)
+    base = ["< 10 KB", "10 KB - 100 KB", "100 KB - 1 MB", ">= 1 MB", "< 100 KB", "all"]
+    assert s["excess_bins"] == base + ["%s @ 2ms" % b for b in base] + \
+        ["%s @ 80ms" % b for b in base]
+    x = {(e["policy"], e["bin"]): e for e in s["excess"]}
+    assert x[("a", "all @ 2ms")]["mean"] == pytest.approx(0.005)
+    assert x[("a", "all @ 80ms")]["mean"] == pytest.approx(0.040)
+    assert x[("a", "all")]["n"] == 6 and x[("a", "all")]["mean"] == pytest.approx(0.0225)
+    r = {e["bin"]: e for e in s["excess_ratios"] if e["policy"] == "a"}
+    assert r["< 10 KB @ 2ms"]["mean_ratio"] == pytest.approx(0.5)
+    assert r["< 10 KB @ 80ms"]["mean_ratio"] == pytest.approx(0.5)
+    assert s["rtts"] == {"2ms": pytest.approx(0.003), "80ms": pytest.approx(0.081)}
+    # The ideal: two round trips of the row's own (+1 ms of stack) and the bytes.
+    wire = fct.wire.wire_bytes(1000) * 8 / 8e6
+    assert group(s, "a", "all")["fct_mean"] == pytest.approx((0.015 + 0.210) / 2)
+    sl = sorted(v for e in s["groups"] if e["policy"] == "a" and e["bin"] == "all"
+                for v in [e["slowdown_mean"]])
+    assert sl[0] == pytest.approx((0.015 / (2 * 0.003 + wire) + 0.210 / (2 * 0.081 + wire)) / 2)
+    # The table says whose baseline is whose; the targets still read the
+    # pooled "< 100 KB" bin.
+    t = fct.excess_table(s)
+    assert "1 sizes on new connections at 2ms and 1 sizes on new connections at 80ms" in t
+    assert "| 0.5 | a | all @ 80ms | 3 |" in t
+    small = [ln for ln in fct.defaults_targets(s, ["a"]).splitlines()
+             if ln.startswith("| small (")]
+    assert small and "0.50 [0.50, 0.50]" in small[0]
+
+
+def test_table_keeps_rtt_only_when_there(tmp_path):
+    run = tmp_path / "web-rtt"
+    write_run(run, loads=("0.5",))
+    # One log with round trips: the column appears, and reads back.
+    p = run / "requests" / "srff@0.5-1.jsonl"
+    logs = [json.loads(x) for x in open(p)]
+    for i, r in enumerate(logs):
+        if r["kind"] != "bulk":
+            r.update({"src": "10.92.2.3", "rtt": "80ms"})
+    p.write_text("".join(json.dumps(r) + "\n" for r in logs))
+    fct.main(["table", str(run)])
+    with lzma.open(run / "requests.csv.xz", "rt") as f:
+        assert f.readline().strip().split(",") == fct.TABLE_COLUMNS + ["rtt"]
+    back = fct.read_csv(str(run / "requests.csv.xz"))
+    assert {r["rtt"] for r in back} == {"80ms", None}
+    assert all(r["rtt"] is None for r in back if r["policy"] == "fq_codel")

@@ -44,7 +44,10 @@ def test_schedule_is_the_same_for_every_policy():
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
+    peers = set()   # every client address seen
+
     def do_GET(self):  # noqa: N802 - http.server's name
+        Handler.peers.add(self.client_address[0])
         body = BLOB
         if self.path.startswith("/f/"):
             body = BLOB[:int(self.path[3:])]
@@ -200,3 +203,46 @@ def test_idle_one_request_at_a_time(tmp_path, server, conn):
                    "--sizes", "6", "--reps", "2", "--gap", "0")
     assert [r["bytes"] for r in sorted(again, key=lambda r: r["start"])] == \
         [r["bytes"] for r in rows]
+
+
+@pytest.mark.parametrize("conn", ["new", "pool"])
+def test_open_loop_sources(tmp_path, server, conn):
+    """--sources: arrival i from address i mod n, each row naming its
+    address and round trip; the bulk download from the default one."""
+    port, m = server
+    Handler.peers.clear()
+    rows, _ = run(tmp_path, port, m, "--seconds", "1", "--seed", "3", "--mode", "open",
+                  "--load", "0.5", "--rate", "20mbit", "--dist", "websearch", "--scale",
+                  "0.01", "--blob", "/blob", "--conn", conn, "--workers", "16",
+                  "--drain", "10", "--sources", "127.0.0.2=2ms,127.0.0.3=80ms")
+    assert len(rows) > 20
+    for r in rows:
+        assert (r["src"], r["rtt"]) == [("127.0.0.2", "2ms"), ("127.0.0.3", "80ms")][r["i"] % 2]
+    assert Handler.peers == {"127.0.0.2", "127.0.0.3"}
+    if conn == "pool":
+        # A kept-alive connection carries one address's requests only.
+        by_port = {}
+        for r in rows:
+            by_port.setdefault(r["port"], set()).add(r["src"])
+        assert all(len(v) == 1 for v in by_port.values())
+
+
+def test_idle_sources(tmp_path, server):
+    """The idle baseline's plan from each address in turn."""
+    port, m = server
+    Handler.peers.clear()
+    rows, _ = run(tmp_path, port, m, "--seconds", "30", "--seed", "5", "--mode", "idle",
+                  "--dist", "websearch", "--scale", "0.01", "--blob", "/blob",
+                  "--sizes", "4", "--reps", "1", "--gap", "0",
+                  "--sources", "127.0.0.2=2ms,127.0.0.3=80ms")
+    by = {}
+    for r in rows:
+        by.setdefault(r["rtt"], []).append(r["bytes"])
+    assert set(by) == {"2ms", "80ms"} and by["2ms"] == by["80ms"] and len(by["2ms"]) == 4
+    assert Handler.peers == {"127.0.0.2", "127.0.0.3"}
+
+
+@pytest.mark.parametrize("bad", ["127.0.0.2", "=2ms", "127.0.0.2=", "a=1,b"])
+def test_sources_refused(bad):
+    with pytest.raises(ValueError):
+        web_client.parse_sources(bad)

@@ -7,9 +7,10 @@
   web_client.py HOST MANIFEST OUT.jsonl --seconds S --seed N --mode open
                 --load F --rate RATE [--dist D --scale X --blob PATH]
                 [--conn new|pool] [--workers W] [--bulk B] [--drain S]
+                [--sources ADDR=LABEL,...]
   web_client.py HOST MANIFEST OUT.jsonl --seconds S --seed N --mode idle
                 --dist D --scale X --blob PATH [--conn new|pool]
-                [--sizes K] [--reps R] [--gap S]
+                [--sizes K] [--reps R] [--gap S] [--sources ADDR=LABEL,...]
 
 Closed loop (the default, what web-guest.sh runs): MANIFEST lists "path
 size" lines of the heavy-tailed file set; the bulk files are the lines
@@ -65,6 +66,13 @@ from its initial window, as an idle one does). --conn new: each on a new
 connection (nth 0); pool: all on one kept-alive connection (its first
 request, nth 0, too). Rows as the open loop's, of kind "idle"; stops
 after --seconds even if sizes are left.
+
+Several round trips in one run (--sources ADDR=LABEL,..., open and idle
+modes): the client has an address per round trip (openloop-guest.sh's
+WEB_RTTS delays each address's packets by its own netem). Arrival i is
+requested from address i mod n, whatever its size; the bulk clients use
+the default address. Each row then has src and rtt (the label). The idle
+baseline runs its plan from each address in turn.
 """
 import argparse
 import http.client
@@ -228,18 +236,40 @@ def schedule(seed, lam, seconds, draw):
     return [(t, draw(rng)) for t in times]
 
 
+def connect(host, port, src=None):
+    """An HTTP connection, from the client address src if given (each of
+    --sources has its own round trip: openloop-guest.sh's WEB_RTTS)."""
+    return http.client.HTTPConnection(host, port, timeout=120,
+                                      source_address=(src, 0) if src else None)
+
+
+def parse_sources(text):
+    """--sources "ADDR=LABEL,...": [(address, label)] (the label names the
+    address's round trip: 2ms); None for none."""
+    if not text:
+        return None
+    out = []
+    for item in text.split(","):
+        addr, sep, label = item.partition("=")
+        if not sep or not addr or not label:
+            raise ValueError("--sources: %r is not ADDR=LABEL" % item)
+        out.append((addr, label))
+    return out
+
+
 class Pool:
     """Idle kept-alive connections, each with the count of requests it
     carried (its next request's nth)."""
 
-    def __init__(self, host, port):
-        self.host, self.port, self.idle, self.lock = host, port, [], threading.Lock()
+    def __init__(self, host, port, src=None):
+        self.host, self.port, self.src = host, port, src
+        self.idle, self.lock = [], threading.Lock()
 
     def take(self):
         with self.lock:
             if self.idle:
                 return self.idle.pop()
-        return [http.client.HTTPConnection(self.host, self.port, timeout=120), 0]
+        return [connect(self.host, self.port, self.src), 0]
 
     def give(self, pc):
         with self.lock:
@@ -256,7 +286,11 @@ class OpenLoop:
         self.idle_workers = 0
         self.no_worker = 0
         self.done, self.failed = [], []
-        self.pool = Pool(a.host, a.port) if a.conn == "pool" else None
+        # Request i comes from sources[i % len(sources)]: each round trip
+        # gets every n-th arrival, whatever its size.
+        self.sources = a.sources or [(None, None)]
+        self.pools = ({src: Pool(a.host, a.port, src) for src, _ in self.sources}
+                      if a.conn == "pool" else None)
         self.counter = Counter(t0 + a.seconds)
 
     def worker(self):
@@ -270,16 +304,18 @@ class OpenLoop:
                 return
             i, due, size = job
             path, headers, want, status = self.request_for(size)
+            src, label = self.sources[i % len(self.sources)]
             pc = None
             try:
-                if self.pool:
-                    pc = self.pool.take()
+                if self.pools:
+                    pool = self.pools[src]
+                    pc = pool.take()
                     row = get(pc[0], path, headers, want, status, counter=self.counter)
                     row.update({"kind": "keepalive", "nth": pc[1]})
                     pc[1] += 1
-                    self.pool.give(pc)
+                    pool.give(pc)
                 else:
-                    c = http.client.HTTPConnection(self.a.host, self.a.port, timeout=120)
+                    c = connect(self.a.host, self.a.port, src)
                     try:
                         row = get(c, path, dict(headers, Connection="close"), want, status,
                                   counter=self.counter)
@@ -287,6 +323,8 @@ class OpenLoop:
                         c.close()
                     row.update({"kind": "short", "nth": 0})
                 row.update({"i": i, "sched": due})
+                if label:
+                    row.update({"src": src, "rtt": label})
                 self.log.write(row)
                 with self.lock:
                     self.done.append(row)
@@ -416,31 +454,36 @@ def idle(a, log):
     plan = [n for n in idle_sizes(dist, a.sizes) for _ in range(a.reps)]
     random.Random(a.seed).shuffle(plan)
     deadline = time.monotonic() + a.seconds
-    conn, nth = None, 0
-    try:
-        for n in plan:
-            if time.monotonic() >= deadline:
-                break
-            headers = {"Range": "bytes=0-%d" % (n - 1)}
-            if a.conn == "pool":
-                if conn is None:
-                    conn = http.client.HTTPConnection(a.host, a.port, timeout=120)
-                row = get(conn, a.blob, headers, n, (200, 206))
-            else:
-                c = http.client.HTTPConnection(a.host, a.port, timeout=120)
-                headers["Connection"] = "close"
-                row = get(c, a.blob, headers, n, (200, 206))
-                c.close()
-            row.update({"kind": "idle", "nth": nth})
-            log.write(row)
-            if a.conn == "pool":
-                nth += 1
-            time.sleep(a.gap)
-    except Exception as e:  # noqa: BLE001 - reported, then the run fails
-        log.error("idle: %s" % e)
-    finally:
-        if conn is not None:
-            conn.close()
+    # With --sources, the same plan from each address in turn: a baseline
+    # per round trip.
+    for src, label in a.sources or [(None, None)]:
+        conn, nth = None, 0
+        try:
+            for n in plan:
+                if time.monotonic() >= deadline:
+                    break
+                headers = {"Range": "bytes=0-%d" % (n - 1)}
+                if a.conn == "pool":
+                    if conn is None:
+                        conn = connect(a.host, a.port, src)
+                    row = get(conn, a.blob, headers, n, (200, 206))
+                else:
+                    c = connect(a.host, a.port, src)
+                    headers["Connection"] = "close"
+                    row = get(c, a.blob, headers, n, (200, 206))
+                    c.close()
+                row.update({"kind": "idle", "nth": nth})
+                if label:
+                    row.update({"src": src, "rtt": label})
+                log.write(row)
+                if a.conn == "pool":
+                    nth += 1
+                time.sleep(a.gap)
+        except Exception as e:  # noqa: BLE001 - reported, then the run fails
+            log.error("idle%s: %s" % (" from %s" % src if src else "", e))
+        finally:
+            if conn is not None:
+                conn.close()
     log.close()
 
 
@@ -468,6 +511,9 @@ def main(argv=None):
     g.add_argument("--blob", help="URL path of a file at least as large as any size")
     g.add_argument("--conn", choices=("new", "pool"), default="new")
     g.add_argument("--workers", type=int, default=128)
+    g.add_argument("--sources", type=parse_sources, default=None,
+                   help="ADDR=LABEL,...: request i comes from the i %% n-th address "
+                        "(the bulk download from the default one); rows say which")
     g.add_argument("--drain", type=float, default=60.0)
     g.add_argument("--late", type=float, default=0.01,
                    help="a request started this much after it was due is late (s)")
