@@ -34,6 +34,14 @@
 # a new connection (WEB_CONN=pool: kept-alive ones), while WEB_BULK bulk
 # clients download 8 MiB files back to back on top (experiments/web_client.py).
 # Every policy of a round and load sees the same arrivals (same seed).
+# Clients at several round trips in one run: WEB_RTTS="2ms 20ms 80ms" (it
+# must hold WEB_RTT) gives the client an address per round trip, WEB_RTT's
+# 10.92.2.2 and the others 10.92.2.3, .4, ... in their order, and c0 a prio
+# whose band per address delays its packets by that RTT (a u32 match on
+# the source); arrival i comes from address i mod n, the bulk download and
+# the warm-up's ... from 10.92.2.2 (web_client.py --sources), and the idle
+# baseline is measured from each (fct.py judges each response against its
+# own round trip's).
 # Seeds differ between boots (WEB_SEED, default drawn at random; meta.json
 # records it), so that two boots are two samples, not one replayed.
 #
@@ -171,6 +179,7 @@ BURNIN=${WEB_BURNIN:-1}
 DIST=${WEB_DIST:-fb_hadoop}
 LOADS=${WEB_LOADS:-"0.6 0.8"}
 RTT=${WEB_RTT:-20ms}
+RTTS=${WEB_RTTS:-}
 BULK=${WEB_BULK:-1}
 CONN=${WEB_CONN:-new}
 BOTTLENECK=${WEB_BOTTLENECK:-local}
@@ -277,7 +286,32 @@ ip -n "$SRV" route add default via 10.92.1.2
 ip -n "$CLI" route add default via 10.92.2.1
 ip netns exec "$RTR" sysctl -qw net.ipv4.ip_forward=1
 # The round trip: the client's packets (requests, ACKs) wait RTT in netem.
-tc -n "$CLI" qdisc replace dev c0 root netem delay "$RTT" limit 100000
+# Several (WEB_RTTS): a band of a prio per client address, each band a
+# netem; unmatched packets (ARP) take band 0, WEB_RTT's.
+SOURCES=
+if [ -z "$RTTS" ]; then
+	tc -n "$CLI" qdisc replace dev c0 root netem delay "$RTT" limit 100000
+else
+	read -ra rtts <<<"$RTTS"
+	[ "${#rtts[@]}" -ge 2 ] && [ "${#rtts[@]}" -le 16 ] ||
+		{ echo "openloop: WEB_RTTS is 2 to 16 round trips, not '$RTTS'" >&2; exit 2; }
+	grep -qw -- "$RTT" <<<"$RTTS" ||
+		{ echo "openloop: WEB_RTTS ($RTTS) must hold WEB_RTT ($RTT)" >&2; exit 2; }
+	tc -n "$CLI" qdisc replace dev c0 root handle 1: prio bands "${#rtts[@]}" \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	band=1 host=2
+	for d in "$RTT" "${rtts[@]}"; do
+		if [ "$band" -gt 1 ] && [ "$d" = "$RTT" ]; then continue; fi
+		a=10.92.2.$host
+		[ "$host" = 2 ] || ip -n "$CLI" addr add "$a/24" dev c0
+		tc -n "$CLI" qdisc replace dev c0 parent "1:$band" handle "$((band + 10)):" \
+			netem delay "$d" limit 100000
+		tc -n "$CLI" filter add dev c0 parent 1: protocol ip prio 1 u32 \
+			match ip src "$a/32" flowid "1:$band"
+		SOURCES+=${SOURCES:+,}$a=$d
+		band=$((band + 1)) host=$((host + 1))
+	done
+fi
 if [ "$BOTTLENECK" != downstream ]; then
 	BNS=$SRV BDEV=s0
 else
@@ -683,7 +717,7 @@ client() { # LOAD SEED OUT SECONDS [ARGS...]: ARGS last, so they override
 	local load=$1 seed=$2 out=$3 secs=$4
 	shift 4
 	web_client open "$seed" "$out" "$secs" --load "$load" --rate "$RATE" --bulk "$BULK" \
-		--drain "$DRAIN" "$@"
+		--drain "$DRAIN" ${SOURCES:+--sources "$SOURCES"} "$@"
 }
 
 # The idle round trip, measured: fct.py's ideal completion times use it.
@@ -695,7 +729,8 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set experiment=openloop --set rate="$RATE" --set rounds="$ROUNDS" \
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
 	--set warmup_dist="$WARMUP_DIST" --set warmup_scale="$WARMUP_SCALE" \
-	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set bulk="$BULK" \
+	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set rtts="[$(for d in $RTTS; do printf '"%s",' "$d"; done | sed 's/,$//')]" \
+	--set sources="\"$SOURCES\"" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
 	--set capture="$CAPTURE" \
 	--set txqueues="$(ip netns exec "$SRV" sh -c "ls -d /sys/class/net/s0/queues/tx-*" | wc -l)" \
@@ -742,7 +777,7 @@ if [ "$IDLE_REPS" -gt 0 ]; then
 	say "idle baseline: $IDLE_SIZES sizes x $IDLE_REPS, one at a time, under fq_codel"
 	policy_on fq_codel
 	web_client idle "$SEED" "$OUT/requests/idle-1.jsonl" 600 \
-		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ||
+		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ${SOURCES:+--sources "$SOURCES"} ||
 		say "  the idle baseline's client reported failed requests"
 	policy_off
 	say "  $(wc -l < "$OUT/requests/idle-1.jsonl") requests"

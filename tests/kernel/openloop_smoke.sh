@@ -7,7 +7,9 @@
 # of 5 sizes, then the host-side tables (fct.py, qlog.py) and the delay in
 # excess of the baseline from the guest's logs. It proves the
 # chain works, that each policy's queue was where it should be and that a
-# variant's settings hold for its runs only, not any result.
+# variant's settings hold for its runs only, not any result. The client
+# is at three round trips (WEB_RTTS): each response names its own, the
+# idle baseline is measured from each, and the report bins by them.
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp -d)
@@ -16,6 +18,7 @@ out=$(mktemp -d)
 holds() { jq -e "$1" "$2" >/dev/null; }
 V=srff-prio-fq+idle-reset=25ms
 WEB_POLICIES="$V fifo" WEB_SRFF_SET="idle-reset 200ms" WEB_LOADS=0.5 WEB_WARMUP=0 WEB_DRAIN=20 \
+	WEB_RTTS="2ms 20ms 80ms" \
 	WEB_IDLE_SIZES=5 WEB_IDLE_REPS=1 WEB_SRFF_PARAMS="auto_min_flows=300 gc_interval_ms=1s" \
 	run "$TOP/experiments/openloop-guest.sh" "$out" 1 5 || fail "openloop-guest.sh"
 for p in fifo "$V"; do
@@ -42,16 +45,34 @@ for p in fifo "$V"; do
 done
 run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
 run $PY "$TOP/experiments/qlog.py" table "$out" || fail "qlog.py table"
-# The idle baseline: each of its 5 sizes once, one at a time, and the
-# report subtracts it (excess.md, and issue 32's targets in defaults.md).
-check "idle baseline: 5 requests ($(wc -l < "$out/requests/idle-1.jsonl"))" \
-	test "$(jq -s 'map(select(.kind == "idle" and .nth == 0)) | length' \
-		"$out/requests/idle-1.jsonl")" = 5
+# The idle baseline: each of its 5 sizes once from each round trip's
+# address, one at a time, and the report subtracts it (excess.md, and
+# issue 32's targets in defaults.md).
+check "meta.json: an address per round trip ($(jq -c .params.sources "$out/meta.json"))" \
+	holds '.params.sources == "10.92.2.2=20ms,10.92.2.3=2ms,10.92.2.4=80ms"' "$out/meta.json"
+for d in 2ms 20ms 80ms; do
+	check "idle baseline at $d: 5 requests" \
+		test "$(jq -s "map(select(.kind == \"idle\" and .nth == 0 and .rtt == \"$d\")) | length" \
+			"$out/requests/idle-1.jsonl")" = 5
+done
+# A new connection takes two round trips: the smallest size alone took at
+# least 2 x 70 ms longer from the 80 ms address than from the 2 ms one.
+gap=$(jq -s 'map(select(.kind == "idle")) | (map(.bytes) | min) as $b
+	| map(select(.bytes == $b)) | (map(select(.rtt == "80ms") | .end - .start) | min)
+	- (map(select(.rtt == "2ms") | .end - .start) | max)' "$out/requests/idle-1.jsonl")
+check "idle baseline: 80 ms's smallest response $gap s slower than 2 ms's (>= 0.14)" \
+	awk -v g="$gap" 'BEGIN { exit !(g >= 0.14) }'
+for p in fifo "$V"; do
+	n=$(jq -s '[.[] | select(.kind == "short") | .rtt] | unique | join(" ")' -r \
+		"$out/requests/$p@0.5-1.jsonl")
+	check "$p: responses from every round trip ($n)" test "$n" = "20ms 2ms 80ms"
+done
 # (Printed, not written: --out would draw the plots, slow under TCG.)
 run $PY "$TOP/experiments/fct.py" report "$out" --ref fifo --boot 20 >"$out/report.md" ||
 	fail "fct.py report"
 check "each policy's delay beyond the idle baseline reported" \
 	grep -q "^| 0.5 | $V | all | " "$out/report.md"
+check "  and per round trip" grep -q "^| 0.5 | $V | all @ 80ms | " "$out/report.md"
 run $PY "$TOP/experiments/qlog.py" report "$out" --out "$out" || fail "qlog.py report"
 # srff-prio-fq: band 0 (fq_codel 101:) carried responses' first bytes and
 # band 2 (103:) the bulk download; under fifo srff's marks were all 0.

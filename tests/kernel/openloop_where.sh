@@ -44,12 +44,25 @@ check "mq: each CPU's time recorded before and after" \
 	"$out/mq/srff/srff-mq@0.5-1.json"
 
 # --- the queue downstream, srff's code points on the wire -----------------
+# With cake at the router too: cake's rate is matched to what tbf carries
+# (openloop-guest.sh's cake_match, short here).
 mkdir "$out/ds"
-WEB_BOTTLENECK=downstream WEB_DIST=websearch WEB_POLICIES=srff-dscp-ets WEB_LOADS=0.5 \
-	WEB_WARMUP=0 WEB_BURNIN=0 WEB_IDLE_REPS=0 WEB_DRAIN=15 \
+WEB_BOTTLENECK=downstream WEB_DIST=websearch WEB_POLICIES="srff-dscp-ets cake" WEB_LOADS=0.5 \
+	WEB_WARMUP=0 WEB_BURNIN=0 WEB_IDLE_REPS=0 WEB_DRAIN=15 WEB_CAKE_MATCH_S=3 \
 	run "$TOP/experiments/openloop-guest.sh" "$out/ds" 1 4 ||
 	fail "openloop-guest.sh, WEB_BOTTLENECK=downstream"
 check "downstream: the run was captured" test -s "$out/ds/pcap/srff-dscp-ets@0.5-1.pcap"
+m=$out/ds/meta.json
+check "downstream: cake's match measured ($(jq -c .params.cake_match "$m"))" \
+	holds '.params.cake_match | (.tbf_share | length) == 2 and (.cake_share_at_rate | length) == 2
+		and all(.tbf_share[], .cake_share_at_rate[]; . > 0.5)
+		and .factor >= 1 and .factor <= 1.25' "$m"
+# tc prints cake's bandwidth in bytes a second.
+bw=$(jq -R 'fromjson? | [.q[] | select(.kind == "cake") | .options.bandwidth] | max // 0' \
+	"$out/ds/qlog/cake@0.5-1.jsonl" | sort -n | tail -1)
+want=$(jq .params.cake_match.cake_rate_bps "$m")
+check "downstream: cake ran at the matched rate (${bw} B/s, $want bit/s)" \
+	awk -v b="$bw" -v w="$want" 'BEGIN { d = b * 8 - w; exit !(b > 0 && d < 16 && d > -16) }'
 run $PY "$TOP/experiments/dscp.py" table "$out/ds" || fail "dscp.py table"
 run $PY "$TOP/experiments/dscp.py" report "$out/ds" --out "$out/ds" || fail "dscp.py report"
 sed 's/^/# /' "$out/ds/dscp.md"
@@ -60,7 +73,7 @@ share() {
 	import dscp
 	by = collections.Counter()
 	for r in dscp.read_rows(sys.argv[1]):
-	    if int(r["bin"]) == int(sys.argv[3]):
+	    if r["policy"] == "srff-dscp-ets" and int(r["bin"]) == int(sys.argv[3]):
 	        by[int(r["dscp"])] += int(r["bytes"])
 	print("%.3f" % (by[int(sys.argv[2])] / sum(by.values()) if by else 0))
 	PYEOF
