@@ -387,10 +387,6 @@ def rtt_seconds(label):
     return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
 
 
-def _rtt_order(label):
-    return rtt_seconds(label)
-
-
 def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000, seed=1,
               order=None, mss=wire.MSS, overhead=wire.OVERHEAD, excess_edges=EXCESS_EDGES,
               nominal_rtt=None):
@@ -406,7 +402,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
     base = IdleBaseline(idle_rows) if idle_rows else None
     xlabels = bin_label(excess_edges)
     xsmall = bin_label(excess_edges[1:2])[0]
-    rtts = sorted({r.get("rtt") for r in rows if r.get("rtt")}, key=_rtt_order)
+    rtts = sorted({r.get("rtt") for r in rows if r.get("rtt")}, key=rtt_seconds)
     stack = max(0.0, rtt - nominal_rtt) if rtt and nominal_rtt is not None else 0.0
     rtt_of = {lab: rtt_seconds(lab) + stack for lab in rtts}
     policies = order or []
@@ -438,13 +434,12 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
             g["slowdown"][key].append(r["fct"] / ideal)
         alone = base(r["size"], r["nth"], r.get("rtt")) if base else None
         if alone is not None:
-            xb = size_bin(r["size"], excess_edges)
+            xb, d = size_bin(r["size"], excess_edges), r["fct"] - alone
             for lab in (xlabels[xb], xsmall if r["size"] < excess_edges[1] else None, "all"):
                 if lab:
-                    xgroups[(r["policy"], r["load"], lab)][key].append(r["fct"] - alone)
+                    xgroups[(r["policy"], r["load"], lab)][key].append(d)
                     if r.get("rtt"):
-                        xgroups[(r["policy"], r["load"], "%s @ %s" % (lab, r["rtt"]))][key] \
-                            .append(r["fct"] - alone)
+                        xgroups[(r["policy"], r["load"], "%s @ %s" % (lab, r["rtt"]))][key].append(d)
     out = {"rate_bps": rate_bps, "rtt": rtt, "ref": ref, "edges": list(edges), "boot": boot,
            "seed": seed, "mss": mss, "overhead": overhead, "policies": policies,
            "loads": loads, "bins": labels + ["all"], "groups": [], "ratios": [], "bulk": [],
@@ -783,6 +778,12 @@ def _ratio_cell(v, ci):
     return txt
 
 
+def _kind_at(label):
+    """IdleBaseline.label's "new@2ms" as ("new", " at 2ms"); "new" as ("new", "")."""
+    kind, _, rtt = label.partition("@")
+    return kind, " at %s" % rtt if rtt else ""
+
+
 def excess_table(s):
     """Delay in excess of the idle link's, per load, policy and size: p50,
     p99 and mean with their CIs, and the mean's ratio to the reference."""
@@ -806,8 +807,7 @@ def excess_table(s):
             "in size between them)%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
             "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
                 idle["requests"], " and ".join(
-                    "%d sizes on %s connections%s" % (n, k.split("@")[0],
-                                                      " at %s" % k.split("@")[1] if "@" in k else "")
+                    "%d sizes on %s connections%s" % ((n,) + _kind_at(k))
                     for k, n in idle["sizes"].items()),
                 " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
                 s["boot"], s["ref"]) + "\n".join(out) + "\n")

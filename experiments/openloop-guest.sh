@@ -796,7 +796,6 @@ CAKE_RATE=$RATE
 cake_match() {
 	local p i share tbf=() cake=() out
 	say "cake's rate matched to tbf's: the bulk download alone, ${CAKE_MATCH_S}s x 4"
-	CAKE_RATE=$RATE
 	i=0
 	for p in fq_codel cake cake fq_codel; do
 		i=$((i + 1))

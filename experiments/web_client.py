@@ -183,6 +183,13 @@ def get(conn, path, headers, want, status, bulk=False, counter=None, conns=None)
     return row
 
 
+def connect(host, port, src=None):
+    """An HTTP connection, from the client address src if given (each of
+    --sources has its own round trip: openloop-guest.sh's WEB_RTTS)."""
+    return http.client.HTTPConnection(host, port, timeout=120,
+                                      source_address=(src, 0) if src else None)
+
+
 class Client(threading.Thread):
     """A closed-loop client: a request, a think time, the next request."""
 
@@ -197,12 +204,12 @@ class Client(threading.Thread):
         conn = None
         try:
             if self.kind == "keepalive":
-                conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+                conn = connect(self.host, self.port)
             nth = 0
             while time.monotonic() < self.deadline:
                 path, size = self.rng.choice(self.files)
                 if conn is None:
-                    c = http.client.HTTPConnection(self.host, self.port, timeout=120)
+                    c = connect(self.host, self.port)
                     row = get(c, path, {"Connection": "close"}, size, (200,),
                               self.kind == "bulk", self.counter, self.conns)
                     c.close()
@@ -234,13 +241,6 @@ def schedule(seed, lam, seconds, draw):
     times = poisson_arrivals(lam, seconds, random.Random("%d/arrivals" % seed))
     rng = random.Random("%d/sizes" % seed)
     return [(t, draw(rng)) for t in times]
-
-
-def connect(host, port, src=None):
-    """An HTTP connection, from the client address src if given (each of
-    --sources has its own round trip: openloop-guest.sh's WEB_RTTS)."""
-    return http.client.HTTPConnection(host, port, timeout=120,
-                                      source_address=(src, 0) if src else None)
 
 
 def parse_sources(text):
