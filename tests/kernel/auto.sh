@@ -95,17 +95,31 @@ check "8 bands: learnt at once from the same history, $A8" \
 # flows ended, so it takes about a minute of mix B, whatever its rate:
 # batches until mix B's small flows hold 60 % of it (7 of ~10 s each in
 # the emulated guest; up to 20, for a faster one).
+#
+# Converged means what the kernel can reach: a set is installed only if a
+# threshold moves by more than a quarter (srff_auto_moved), so the path
+# down from 48 KiB decides whether t1 ends at 16 KiB or one bucket above
+# it, 20 KiB (4 KiB from the rule: not more than a quarter of 20 KiB).
+# Either way every threshold is within a quarter of the rule's and the
+# ladder is whole (t1 x 8^n).
 B8='[16384,131072,1048576,8388608,67108864,536870912,4294967296]'
+settled() {
+	jq -e --argjson rule "$B8" '.thresholds as $h |
+		($h | length) == ($rule | length) and
+		all(range($h | length); ($h[.] - $rule[.] | fabs) <= (($h[.] / 4) | floor)) and
+		all(range(1; $h | length); $h[.] == $h[. - 1] * 8)' >/dev/null
+}
 MIX=4000,4000,4000,4000,4000,4000,4000,4000,4000,400000
 for batches in $(seq 20); do
 	mix 300
-	[ "$(show | jq -c .thresholds)" != "$B8" ] || break
+	! show | settled || break
 done
-check "mix B: learnt after $batches batches of 300 flows, $B8 ($(show | jq -c .thresholds))" \
-	test "$(show | jq -c .thresholds)" = "$B8"
+B=$(show | jq -c .thresholds)
+check "mix B: learnt after $batches batches of 300 flows, within a quarter of $B8 ($B)" \
+	settled <<<"$(show)"
 changes=$(stat auto_changes)
 mix 300
 check "mix B again: thresholds hold still ($(show | jq -c .thresholds))" \
-	test "$(show | jq -c .thresholds)" = "$B8"
+	test "$(show | jq -c .thresholds)" = "$B"
 check "  no change made ($(stat auto_changes) == $changes)" test "$(stat auto_changes)" = "$changes"
 exit $ksft_pass
