@@ -25,8 +25,6 @@ give it, and under the policies that do not mark, DSCP 0 everywhere.
 """
 import argparse
 import collections
-import csv
-import io
 import os
 import re
 import socket
@@ -136,19 +134,12 @@ def build_table(run_dir):
 
 
 def write_csv(path, rows):
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    tabfile.write(path, buf.getvalue())
+    tabfile.write_csv(path, COLUMNS, rows)
 
 
 def read_rows(run_dir):
     p = tabfile.find(run_dir, "dscp.csv")
-    if not p:
-        return []
-    with tabfile.open_text(p) as f:
-        return list(csv.DictReader(f))
+    return tabfile.read_csv(p) if p else []
 
 
 def report(rows, order=None):

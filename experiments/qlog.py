@@ -28,8 +28,6 @@ classful qdisc count their children's backlog: they show the whole queue.
 """
 import argparse
 import collections
-import csv
-import io
 import json
 import os
 import re
@@ -128,16 +126,10 @@ def build_table(run_dir, run=None):
 def write_csv(path, rows):
     """xz'd (tabfile.write): the same rows give the same bytes, so a
     regenerated file is not a change in git."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    tabfile.write(path, buf.getvalue())
+    tabfile.write_csv(path, COLUMNS, rows)
 
 
-def read_csv(path):
-    with tabfile.open_text(path) as f:
-        return list(csv.DictReader(f))
+read_csv = tabfile.read_csv
 
 
 def load_input(path):

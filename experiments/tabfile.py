@@ -7,12 +7,16 @@ a table made again is not a change in git. Readers take what older runs
 committed too: NAME.gz or NAME itself.
 
     write(path, text)   path ends in .xz
+    write_csv(path, columns, rows)
+                        rows (dicts) as CSV with a header, through write()
+    read_csv(path)      the rows of a CSV file of any of the three kinds
     open_text(path)     a text stream of an .xz, .gz or plain file
     find(d, name)       d/name.xz, else d/name.gz, else d/name; None if
                         none is there
     save_png(fig, path, dpi)
                         a matplotlib figure as a PNG of 256 colours at most
 """
+import csv
 import gzip
 import io
 import lzma
@@ -26,6 +30,19 @@ def write(path, text):
     with open(path, "wb") as f:
         f.write(lzma.compress(text.encode(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64,
                               preset=PRESET))
+
+
+def write_csv(path, columns, rows):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, columns, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    write(path, buf.getvalue())
+
+
+def read_csv(path):
+    with open_text(path) as f:
+        return list(csv.DictReader(f))
 
 
 def open_text(path):
