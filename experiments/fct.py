@@ -807,7 +807,7 @@ def excess_table(s):
             "in size between them)%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
             "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
                 idle["requests"], " and ".join(
-                    "%d sizes on %s connections%s" % ((n,) + _kind_at(k))
+                    "%d size%s on %s connections%s" % ((n, "s" * (n != 1)) + _kind_at(k))
                     for k, n in idle["sizes"].items()),
                 " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
                 s["boot"], s["ref"]) + "\n".join(out) + "\n")

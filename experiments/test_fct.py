@@ -545,7 +545,7 @@ def test_excess_per_round_trip():
     # The table says whose baseline is whose; the targets still read the
     # pooled "< 100 KB" bin.
     t = fct.excess_table(s)
-    assert "1 sizes on new connections at 2ms and 1 sizes on new connections at 80ms" in t
+    assert "1 size on new connections at 2ms and 1 size on new connections at 80ms" in t
     assert "| 0.5 | a | all @ 80ms | 3 |" in t
     small = [ln for ln in fct.defaults_targets(s, ["a"]).splitlines()
              if ln.startswith("| small (")]
