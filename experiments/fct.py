@@ -69,8 +69,6 @@ percentile, seconds with none; and the longest stall of any transfer.
 import argparse
 import bisect
 import collections
-import csv
-import io
 import json
 import math
 import os
@@ -167,31 +165,25 @@ def bulk_samples(prog):
 
 def write_csv(path, columns, rows):
     """An xz'd CSV (tabfile.write): the same bytes for the same rows."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([_num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c]
-                    for c in columns])
-    tabfile.write(path, buf.getvalue())
+    tabfile.write_csv(path, columns, (
+        {c: _num(r[c]) if isinstance(r[c], float) or r[c] is None else r[c] for c in columns}
+        for r in rows))
 
 
 def read_csv(path):
     """Rows of a requests or bulk table (.csv.xz, or an older .csv.gz)."""
     ints = {"round", "nth", "size", "hdr", "req", "bytes"}
     floats = {"sched", "start", "fct", "stall", "t"}
-    out = []
-    with tabfile.open_text(path) as f:
-        for r in csv.DictReader(f):
-            for k, v in r.items():
-                if k == "rtt":
-                    r[k] = v or None
-                elif k in ints:
-                    r[k] = int(v)
-                elif k in floats:
-                    r[k] = float(v) if v != "" else None
-            out.append(r)
-    return out
+    rows = tabfile.read_csv(path)
+    for r in rows:
+        for k, v in r.items():
+            if k == "rtt":
+                r[k] = v or None
+            elif k in ints:
+                r[k] = int(v)
+            elif k in floats:
+                r[k] = float(v) if v != "" else None
+    return rows
 
 
 def load_input(path):

@@ -129,14 +129,12 @@ def write_csv(path, rows):
     tabfile.write_csv(path, COLUMNS, rows)
 
 
-read_csv = tabfile.read_csv
-
 
 def load_input(path):
     if path.endswith((".csv.xz", ".csv.gz")):
-        return read_csv(path)
+        return tabfile.read_csv(path)
     p = tabfile.find(path, "queues.csv")
-    return read_csv(p) if p else build_table(path)
+    return tabfile.read_csv(p) if p else build_table(path)
 
 
 def _step(x, y):
