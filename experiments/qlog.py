@@ -129,7 +129,6 @@ def write_csv(path, rows):
     tabfile.write_csv(path, COLUMNS, rows)
 
 
-
 def load_input(path):
     if path.endswith((".csv.xz", ".csv.gz")):
         return tabfile.read_csv(path)

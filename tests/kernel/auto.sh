@@ -53,16 +53,19 @@ check "  no change made" test "$(stat auto_changes)" = 0
 
 mix 300
 th=$(show | jq -c .thresholds)
-check "400 flows: learnt ($(stat auto_changes) change(s))" test "$(stat auto_changes)" -ge 1
+n=$(stat auto_changes)
+check "400 flows: learnt ($n change(s))" test "$n" -ge 1
 check "  the median's bucket bound and 32 times it: [49152, 1572864] ($th)" \
 	test "$th" = "[49152,1572864]"
-check "  recent flows counted ($(stat auto_flows))" test "$(stat auto_flows)" -ge 200
+n=$(stat auto_flows)
+check "  recent flows counted ($n)" test "$n" -ge 200
 
 changes=$(stat auto_changes)
 mix 300
 now=$(show | jq -c .thresholds)
 check "the same mix again: thresholds hold still ($now)" test "$now" = "$th"
-check "  no change made ($(stat auto_changes) == $changes)" test "$(stat auto_changes)" = "$changes"
+n=$(stat auto_changes)
+check "  no change made ($n == $changes)" test "$n" = "$changes"
 
 # With the learnt thresholds, a 44 kB response leaves in band 0 whole.
 b0=$(srffctl -j stats | jq '.bands[1].bytes + .bands[2].bytes')
@@ -112,9 +115,9 @@ settled() {
 MIX=4000,4000,4000,4000,4000,4000,4000,4000,4000,400000
 for batches in $(seq 20); do
 	mix 300
-	! show | settled || break
+	cur=$(show)
+	! settled <<<"$cur" || break
 done
-cur=$(show)
 B=$(jq -c .thresholds <<<"$cur")
 check "mix B: learnt after $batches batches of 300 flows, within a quarter of $B8 ($B)" \
 	settled <<<"$cur"
@@ -122,5 +125,6 @@ changes=$(stat auto_changes)
 mix 300
 now=$(show | jq -c .thresholds)
 check "mix B again: thresholds hold still ($now)" test "$now" = "$B"
-check "  no change made ($(stat auto_changes) == $changes)" test "$(stat auto_changes)" = "$changes"
+n=$(stat auto_changes)
+check "  no change made ($n == $changes)" test "$n" = "$changes"
 exit $ksft_pass
