@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tc_scripts.sh: tc-scripts/srff-qdisc installs each setup, is idempotent,
-# replaces one setup by another (one with a single root over mq or mqprio
-# only with --force, else exit 4), reverts to what was there before (the
-# default fq_codel, or a custom root), refuses unknown devices, bad rates
-# and bad band counts with exit 2, and what this kernel, tc or device
-# cannot do (fq-bands before 6.7, mqprio on one TX queue) with exit 3.
-# --help prints the usage on stdout, exit 0. (Rollback, whole trees, -n and
-# the multiqueue guard in depth: qdisc_tree.sh.)
+# replaces one setup by another leaving nothing of it, reverts to what was
+# there before (the default fq_codel, or a custom root), refuses unknown
+# devices, bad rates and bad band counts with exit 2, and what this kernel,
+# tc or device cannot do (fq-bands before 6.7, mqprio on one TX queue) with
+# exit 3. --help prints the usage on stdout, exit 0. (Rollback, whole
+# trees, reverts from each kind of tree, -n and the multiqueue guard in
+# depth: qdisc_tree.sh.)
 #
 # tc_scripts.sh [main|fq-bands]: two tests (TESTS). fq-bands is the part that
 # differs by kernel where setups.sh does not look, so CI runs that part alone
@@ -32,9 +32,10 @@ tc -n "$NS" qdisc replace dev v0 root fq_codel
 orig=$(root)
 check "starts at fq_codel ($orig)" test "$(root | cut -d' ' -f1)" = fq_codel
 
-if [ "$part" = main ]; then
 # kinds: the qdisc at the root, and the one at 1:1 under a shaper.
 kinds() { tc -n "$NS" qdisc show dev v0 | awk '$4 == "root" { r = $2 } $4 == "parent" && $5 == "1:1" { c = "/" $2 } END { print r c }'; }
+
+if [ "$part" = main ]; then
 # fq_codel leaves of 10:'s bands (handles 101:, 102:, ...)
 leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 1[0-9a-f][0-9a-f]: parent 10:'; }
 # ets quanta for v0 (MTU 1500: 1514 bytes a quantum), band 0 strict:
@@ -48,19 +49,38 @@ no_mqprio=
 [ -e /sys/module/sch_mqprio ] || modprobe -q sch_mqprio || { no_mqprio=1; log "no sch_mqprio in this kernel: mqprio left out"; }
 
 twice=
-# Each setup once, and with another band count where the tree's shape
-# depends on it in ways srff-qdisc.sh's stub tc cannot show (ets's quanta,
-# htb's rates, mq's queues); the others' N is srff-qdisc.sh's.
-for setup in "pfifo-fast" "prio 3" "shaped 50mbit" "shaped-fq 10mbit" "mq" "mq 4" \
-	"prio-fq" "ets" "ets 5" "shaped-prio-fq 50mbit" \
-	"shaped-ets 50mbit" "shaped-htb 50mbit" "shaped-htb 50mbit 8" "mqprio"; do
+# The fq_codel leaves under 10: (prio-fq's; none in prio's default leaves).
+fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
+# One chain: each setup installed over the one before it (srff-qdisc
+# deletes first: the kernel changes no qdisc into another kind), so each
+# tree below is also what a replacement leaves, with nothing of the one
+# before it (the leaf counts are exact); revert once after the one-root
+# setups and once after mq and mqprio. Each setup once, and with another
+# band count where the tree's shape depends on it in ways srff-qdisc.sh's
+# stub tc cannot show (ets's quanta, htb's rates and classes, mq's
+# queues); the others' N is srff-qdisc.sh's. Reverts from each kind of
+# tree, the multiqueue guard and --force in depth: qdisc_tree.sh.
+for setup in "pfifo-fast" "prio 3" "prio-fq" "prio" "ets" "ets 5" "shaped 50mbit" \
+	"shaped-fq 10mbit" "shaped-prio-fq 50mbit" "shaped-ets 50mbit" "shaped-htb 50mbit 8" \
+	"shaped-htb 50mbit 4" "shaped-htb 50mbit" "prio-fq 4" revert \
+	"mqprio" "mq" "mq 4" "mqprio" "ets" revert; do
+	if [ "$setup" = revert ]; then
+		run q revert v0 >/dev/null || fail "revert after $(kinds)"
+		check "revert restores $orig" test "$(root)" = "$orig"
+		continue
+	fi
 	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
+	# A one-root setup over mq or mqprio on 4 TX queues needs --force.
+	force=
+	case $(kinds):${setup%% *} in
+	mq*:mq|mq*:mqprio) ;;
+	mq*) force=--force ;;
+	esac
 	# shellcheck disable=SC2046,SC2086
-	run q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
-		fail "install $setup"
-	# Installed twice, the first time a setup comes: its other band counts
-	# build the same tree with another N (the checks below), and a second
-	# install is one more srff-qdisc run of several seconds under emulation.
+	run q $force install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null ||
+		fail "install $setup over $(kinds)"
+	# Installed twice, the first time a setup comes: a second install is
+	# one more srff-qdisc run of seconds under emulation.
 	case " $twice " in
 	*" ${setup%% *} "*) ;;
 	*)
@@ -72,6 +92,7 @@ for setup in "pfifo-fast" "prio 3" "shaped 50mbit" "shaped-fq 10mbit" "mq" "mq 4
 		check "install $setup is idempotent" test "$(tc -n "$NS" qdisc show dev v0)" = "$first"
 		;;
 	esac
+	log "$setup: $(kinds)"
 	case $setup in
 	pfifo-fast) check "  pfifo_fast at the root" test "$(root | cut -d' ' -f1)" = pfifo_fast ;;
 	prio-fq*)
@@ -79,7 +100,11 @@ for setup in "pfifo-fast" "prio 3" "shaped 50mbit" "shaped-fq 10mbit" "mq" "mq 4
 		check "  prio $n bands at the root" sh -c "tc -n $NS qdisc show dev v0 root | grep -q 'prio 10: root .*bands $n '"
 		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
 		;;
-	prio*) check "  prio ${setup#prio } bands" tc -n "$NS" qdisc show dev v0 root | grep -q "prio 10: root bands ${setup#prio }" ;;
+	prio*)
+		n=${setup#prio}; n=${n:-3}; n=${n# }
+		check "  prio $n bands" sh -c "tc -n $NS qdisc show dev v0 root | grep -q 'prio 10: root .*bands $n '"
+		check "  and pfifo leaves, no fq_codel ($(fq_leaves))" test "$(fq_leaves)" = 0
+		;;
 	ets*)
 		n=${setup#ets}; n=${n:-3}; n=${n# }
 		want=$ETS3; [ "$n" = 5 ] && want=$ETS5
@@ -112,13 +137,17 @@ for setup in "pfifo-fast" "prio 3" "shaped 50mbit" "shaped-fq 10mbit" "mq" "mq 4
 			check "  band $((b - 1)): class 10:$b at prio $((b - 1)), assured $a, ceil 50Mbit" sh -c \
 				"tc -n $NS class show dev v0 | grep -q '^class htb 10:$b parent 10:100 leaf 10$b: prio $((b - 1)) rate $a ceil 50Mbit '"
 		done
+		check "  no class beyond band $((n - 1))" test "$(tc -n "$NS" class show dev v0 | grep -c '^class htb 10:[0-9a-f] parent 10:100 ')" = "$n"
 		check "  an fq_codel in each of its $n bands" test "$(leaves)" = "$n"
 		;;
-	shaped*) check "  tbf with prio under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q 'prio 10: parent 1:1'" ;;
+	shaped*)
+		check "  tbf with prio under it" sh -c "tc -n $NS qdisc show dev v0 | grep -q 'prio 10: parent 1:1'"
+		check "  and pfifo leaves, no fq_codel ($(fq_leaves))" test "$(fq_leaves)" = 0
+		;;
 	mqprio)
 		log "$(tc -n "$NS" qdisc show dev v0 root | tr -s ' \n' '  ')"
 		check "  mqprio: 3 traffic classes on queues 1, 2 and 3-4" sh -c "tc -n $NS qdisc show dev v0 root | tr -s ' \n' '  ' | grep -q 'mqprio 1: root .*tc 3 map 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 queues:(0:0) (1:1) (2:3)'"
-		check "  an fq_codel on each of 4 TX queues" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 20[1-4]: parent 1:[1-4] ')" = 4
+		check "  an fq_codel on each of 4 TX queues, nothing else" test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 20[1-4]: parent 1:[1-4] ')/$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc ')" = 4/5
 		;;
 	mq*)
 		n=${setup#mq}; n=${n:-3}; n=${n# }
@@ -127,46 +156,7 @@ for setup in "pfifo-fast" "prio 3" "shaped 50mbit" "shaped-fq 10mbit" "mq" "mq 4
 			test "$(tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f][0-9a-f]: parent 1[1-4]:')" = $((4 * n))
 		;;
 	esac
-	run q revert v0 >/dev/null || fail "revert $setup"
-	check "  revert restores $orig" test "$(root)" = "$orig"
 done
-
-# One setup over another replaces it (the kernel changes no qdisc into
-# another kind: srff-qdisc deletes first); revert goes back to the first
-# root.
-# The fq_codel leaves under 10: (prio-fq's; none in prio's default leaves).
-fq_leaves() { tc -n "$NS" qdisc show dev v0 | grep -c '^qdisc fq_codel 10[0-9a-f]: parent 10:'; }
-for step in "prio-fq:prio" "ets 4:ets" "shaped-ets 30mbit:tbf/ets" "shaped-prio-fq 30mbit:tbf/prio" \
-	"shaped 30mbit:tbf/prio" "shaped-fq 30mbit:tbf/fq_codel" "shaped-ets 30mbit 3:tbf/ets" \
-	"shaped-htb 30mbit 8:htb" "shaped-htb 30mbit 4:htb" "prio-fq 4:prio" "mqprio:mqprio/fq_codel" "mq:mq/ets" "mqprio:mqprio/fq_codel" "ets:ets" "prio-fq:prio" \
-	"prio:prio"; do
-	setup=${step%%:*}
-	[ -n "$no_mqprio" ] && [ "$setup" = mqprio ] && continue
-	force=
-	case $(kinds):${setup%% *} in
-	mq*:mq|mq*:mqprio) ;;
-	mq*)	# one root over mq or mqprio on 4 TX queues: --force
-		was=$(tc -n "$NS" qdisc show dev v0)
-		# shellcheck disable=SC2046,SC2086
-		out=$(q install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) 2>&1); rc=$?
-		check "install $setup over $(kinds) without --force: exit 4 ($rc), nothing changed" \
-			test $rc = 4 -a "$(tc -n "$NS" qdisc show dev v0)" = "$was"
-		force=--force
-		;;
-	esac
-	# shellcheck disable=SC2046,SC2086
-	q $force install ${setup%% *} v0 $( [ "$setup" != "${setup#* }" ] && echo ${setup#* } ) >/dev/null 2>&1 ||
-		fail "install $setup over $(kinds)"
-	check "install $setup over the last: $(kinds)" test "$(kinds)" = "${step#*:}"
-	case ${setup%% *} in
-	prio|shaped) check "  and pfifo leaves, no fq_codel left from prio-fq ($(fq_leaves))" test "$(fq_leaves)" = 0 ;;
-	prio-fq|shaped-prio-fq|shaped-htb)
-		n=${setup#* }; n=${n#* }; case $n in [0-9]) ;; *) n=3 ;; esac
-		check "  and $n fq_codel leaves ($(fq_leaves))" test "$(fq_leaves)" = "$n" ;;
-	esac
-done
-q revert v0 >/dev/null
-check "  revert after them all restores $orig" test "$(root)" = "$orig"
 
 fi
 
