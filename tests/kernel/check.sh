@@ -89,11 +89,12 @@ verdicts() {
 	ip -n "$SND" link add link veth0 name veth0.5 type vlan id 5 egress-qos-map 6:5 ||
 		skip "no 8021q"
 	ip -n "$SND" link set veth0.5 up
-	chk -j -s 0.5 veth0
+	# Both devices in one run (each run of srff-check is seconds of
+	# emulated CPU): each gets its own items.
+	chk -j -s 0.5 veth0 veth0.5
 	expect .devices.veth0.classes.status warn
 	why_has .devices.veth0.classes "PCP 5,0,0"
 	check "the fix says app-priority keep" grep -q "app-priority keep" <<<"$(val .devices.veth0.classes.fix)"
-	chk -j -s 0.5 veth0.5
 	expect '.devices["veth0.5"].classes.status' warn
 	expect '.devices["veth0.5"].qdisc.status' warn
 	why_has '.devices["veth0.5"].qdisc' "queue on veth0"

@@ -13,8 +13,12 @@ out=$(mktemp -d)
 # Debian's kernel, as much longer as the tests' waits on a slow one (the
 # debug kernel's 15 s gave 16 flows, not the 20 and more checked below).
 # The policies are named here, not taken from ftp-guest.sh's default, so
-# that the counts below follow this list.
-POLICIES="alone unmarked fq_codel srff-orig srff srff-8 srff-8-htb"
+# that the counts below follow this list: four of its seven, which take
+# each kind of step the others do (a qdisc alone, srff neutral, srff's
+# defaults, thresholds set for 8 bands steered by class id into a shaper's
+# classes); a trial is 10 s in the emulated guest. fq_codel, srff-orig and
+# srff-8 are `make demo`'s (class ids over prio's bands: bands_classid).
+POLICIES="alone unmarked srff srff-8-htb"
 npol=$(wc -w <<<"$POLICIES")
 FTP_POLICIES=$POLICIES FTP_WARMUP=$((15 * ${SRFF_TIMEOUT_SCALE:-1})) \
 	run "$TOP/experiments/ftp-guest.sh" "$out" 1 0.05 || fail "ftp-guest.sh"
@@ -42,19 +46,11 @@ check "unmarked: srff neutral (priorities 0, no class ids, sockets' own kept)" \
 	test "$(j unmarked '[.show.priorities, .show.classid, .show.app_priority]')" = '[[0,0,0],null,"keep"]'
 check "srff: overrides the sockets' priorities, its default" \
 	test "$(j srff .show.app_priority)" = '"override"'
-check "srff-orig: the 2003 thresholds, set by hand" \
-	test "$(j srff-orig '[.show.thresholds, .show.auto_thresholds]')" = "[[5000000,30000000],false]"
 check "srff: the defaults, learnt, 3 bands" \
 	test "$(j srff '[(.show.thresholds | length), .show.auto_thresholds]')" = "[2,true]"
 check "srff moved F1 bytes into band 0" test "$(j srff '.stats.bands[0].bytes')" -gt 0
-check "srff-8: learnt thresholds for 8 bands, steered by class id" \
-	test "$(j srff-8 '[(.show.thresholds | length), .show.auto_thresholds, .show.classid]')" = '[7,true,"10:"]'
-# prio's band N+1 (10:N+1) got srff's band N: band 3 (1-8 MB, F3 and F2)
-# and none of it went to band 0's qdisc (the priomap would send priority 6
-# there: the class ids must be what steers).
-b3=$(grep -A1 'parent 10:4 ' "$out/srff/srff-8-1.tc.txt" | sed -n 's/^ Sent \([0-9]*\) bytes.*/\1/p')
-check "srff-8: prio's band 10:4 carried srff's band 3 ($b3 bytes)" test "${b3:-0}" -gt 100000
-# shaped-htb: the same class ids, htb's class 10:4 (its fq_codel 104:).
+# srff's band N went to htb's class 10:N+1 (its fq_codel 10N+1:): band 3
+# (1-8 MB, F3 and F2) to 10:4.
 check "srff-8-htb: learnt thresholds for 8 bands, steered by class id" \
 	test "$(j srff-8-htb '[(.show.thresholds | length), .show.auto_thresholds, .show.classid]')" = '[7,true,"10:"]'
 b3=$(grep -A1 'parent 10:4 ' "$out/srff/srff-8-htb-1.tc.txt" | sed -n 's/^ Sent \([0-9]*\) bytes.*/\1/p')
