@@ -5,7 +5,8 @@
   dscp.py table RUN_DIR
         RUN_DIR/pcap/POLICY@LOAD-ROUND.pcap (the guest's capture of what
         the server sent into the network, headers only: tcpdump on the
-        router's r0 under WEB_BOTTLENECK=downstream) -> RUN_DIR/dscp.csv.xz:
+        router's interface meta.json names, capture_dev: r1, toward the
+        client; r0, toward the server, in older runs) -> RUN_DIR/dscp.csv.xz:
         per run, code point and offset bin, the packets and payload bytes
         seen, and on how many connections. That file is what a results
         folder commits (the captures are not).
@@ -142,10 +143,11 @@ def read_rows(run_dir):
     return tabfile.read_csv(p) if p else []
 
 
-def report(rows, order=None):
+def report(rows, order=None, where="r0"):
     """Markdown: per policy and load, a row per code point seen, a column
     per offset bin: the share of that bin's payload bytes (every round)
-    that carried the code point."""
+    that carried the code point, captured on the router's interface
+    where."""
     if not rows:
         return "No capture of this folder was tabled.\n"
     cells = collections.defaultdict(lambda: collections.Counter())
@@ -160,7 +162,8 @@ def report(rows, order=None):
     names = list(order or []) + [p for p in seen if p not in (order or [])]
     labels = bin_labels()
     out = ["Share of the payload bytes at each offset into a connection (server to client, "
-           "the router's r0) that carried each DSCP, over every round; `-`: no byte there.", "",
+           "the router's %s) that carried each DSCP, over every round; `-`: no byte there." % where,
+           "",
            "| policy | load | rounds | DSCP | " + " | ".join(labels) + " |",
            "|---|---|---:|---|" + "---:|" * len(labels)]
     for key in sorted(cells, key=lambda k: (names.index(k[0]), k[1])):
@@ -191,13 +194,13 @@ def main(argv=None):
         print("dscp: %d rows from %s" % (len(rows), os.path.join(a.run_dir, "pcap")),
               file=sys.stderr)
         return
-    order = None
+    params = {}
     meta = os.path.join(a.run_dir, "meta.json")
     if os.path.exists(meta):
         import json
         with open(meta) as f:
-            order = json.load(f).get("params", {}).get("policies")
-    md = report(read_rows(a.run_dir), order)
+            params = json.load(f).get("params", {})
+    md = report(read_rows(a.run_dir), params.get("policies"), params.get("capture_dev", "r0"))
     sys.stdout.write(md)
     if a.out:
         with open(os.path.join(a.out, "dscp.md"), "w") as f:

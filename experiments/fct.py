@@ -11,6 +11,7 @@
         (experiments/tabfile.py: xz; older runs' .gz and loads.json read too).
   fct.py report INPUT... [--rate RATE] [--rtt S] [--ref POLICY] [--out DIR]
         [--edges 100000,1000000] [--edge-scale X] [--boot B] [--seed N]
+        [--clock client]
         INPUT is a RUN_DIR (its requests.csv.xz if there, else its logs) or
         a requests.csv.xz. Prints markdown tables; with --out writes
         DIR/headline.md, DIR/tables.md, DIR/targets.md (issue 11's targets
@@ -23,12 +24,17 @@
 The table has one line per request: run, round, policy, load ("closed"
 for closed-loop clients), kind (short, keepalive, bulk), nth (the
 request's place on its connection), size and hdr (body and header bytes),
-fct (s), clock (pcap or client: what timed it) and stall (bulk: longest
+fct (s), clock (what timed it: client, the client's clock; pcap, a
+capture on the client's side; router, a capture on the router's interface
+toward the client, after every queue of the path) and stall (bulk: longest
 wait for data, s). (The logs' sched and start, when each request was due
 and began, are not kept: nothing here reads them, and at a microsecond
 they were half the file.) A run with clients at several round trips
 (web_client.py --sources) adds rtt, the request's round trip as labelled
-(2ms); the column is there only then. bulk.csv.xz has run, round, policy, load, req
+(2ms); the column is there only then. Where the router's capture timed
+responses, fct_client keeps the client's clock beside it (empty for the
+others), and report --clock client makes the report on that clock: the
+two clocks compared on the same responses. bulk.csv.xz has run, round, policy, load, req
 (the request's line in its log), t (s since the round's first request)
 and bytes (body bytes so far): for each transfer only the samples the
 per-second goodput interpolates from, the last at or before and the first
@@ -41,7 +47,10 @@ Ideal FCT: the time the response would take alone on the idle bottleneck,
 
 with k = 2 for a request that opens its connection (SYN/SYN-ACK, then
 request and response: as measured from before connect() or the capture's
-SYN) and k = 1 on a kept-alive connection, and wire(n) = n + ceil(n /
+SYN) and k = 1 on a kept-alive connection, one less where the router's
+capture timed it (the client's SYN or request reaches the router one
+client-side delay after it left: the netem on the client's egress), and
+wire(n) = n + ceil(n /
 1448) * 66, the bytes tbf charges for n bytes of payload (wire.py). It
 leaves out slow start and the server's own time, so a slowdown of 1 is
 not reachable; compare policies, not slowdowns against 1. RATE comes from
@@ -105,6 +114,10 @@ def build_table(run_dir, run=None):
 
     run = run or os.path.basename(os.path.normpath(run_dir))
     rdir = os.path.join(run_dir, "requests")
+    # Where the capture was: the client's side ("pcap"), or a router's
+    # interface, the last hop before the client (meta.json's capture_dev:
+    # "router"), where a request arrives one client-side delay later.
+    pcap_clock = "router" if _params(run_dir).get("capture_dev") else "pcap"
     rows, prog, loads = [], [], {}
     for name in sorted(os.listdir(rdir)):
         m = LOG_NAME.match(name)
@@ -118,22 +131,22 @@ def build_table(run_dir, run=None):
         load = m.group("load") or (_num(meta["target_load"], 3) if meta else "closed")
         logs = [json.loads(x) for x in open(os.path.join(rdir, name))]
         pcap = os.path.join(run_dir, "pcap", base + ".pcap")
-        resp = web_analyze.pcap_responses(pcap) if os.path.exists(pcap) else {}
-        conn = web_analyze.connection_ordinals(logs)
+        seen = (web_analyze.match_responses(web_analyze.pcap_responses(pcap), logs)
+                if os.path.exists(pcap) else {})
         t0 = min((r.get("sched", r["start"]) for r in logs), default=0.0)
         for i, r in enumerate(logs):
             fct, clock = r["end"] - r["start"], "client"
-            seen = resp.get(r.get("port"), [])
-            seen = seen[conn[i]] if conn[i] < len(seen) else []
             nth = r.get("nth", 0)
-            if nth < len(seen) and seen[nth][1] is not None:
-                fct, clock = seen[nth][1] - seen[nth][0], "pcap"
+            fct_client = fct
+            if i in seen:
+                fct, clock = seen[i][1] - seen[i][0], pcap_clock
             rows.append({"run": run, "round": int(m.group("round")), "policy": m.group("policy"),
                          "load": load, "kind": r["kind"], "nth": nth, "size": r["bytes"],
                          "hdr": r.get("hdr", 0),
                          "sched": r["sched"] - t0 if "sched" in r else None,
                          "start": r["start"] - t0, "fct": fct, "clock": clock,
-                         "stall": r.get("max_gap"), "rtt": r.get("rtt")})
+                         "stall": r.get("max_gap"), "rtt": r.get("rtt"),
+                         "fct_client": fct_client if clock == "router" else None})
             for t, n in r.get("progress", []):
                 prog.append({"run": run, "round": int(m.group("round")),
                              "policy": m.group("policy"), "load": load, "req": i,
@@ -173,7 +186,7 @@ def write_csv(path, columns, rows):
 def read_csv(path):
     """Rows of a requests or bulk table (.csv.xz, or an older .csv.gz)."""
     ints = {"round", "nth", "size", "hdr", "req", "bytes"}
-    floats = {"sched", "start", "fct", "stall", "t"}
+    floats = {"sched", "start", "fct", "stall", "t", "fct_client"}
     rows = tabfile.read_csv(path)
     for r in rows:
         for k, v in r.items():
@@ -217,10 +230,13 @@ def _params(d):
 
 # --- metrics -------------------------------------------------------------------
 
-def ideal_fct(size, hdr, nth, rate_bps, rtt, mss=wire.MSS, overhead=wire.OVERHEAD):
+def ideal_fct(size, hdr, nth, rate_bps, rtt, mss=wire.MSS, overhead=wire.OVERHEAD,
+              clock="client"):
     """Alone on the idle bottleneck: (2 RTTs for a new connection, 1 on a
-    kept-alive one) + the response's framed bytes at the bottleneck rate."""
-    return (2 if nth == 0 else 1) * rtt + 8 * wire.wire_bytes(size + hdr, mss, overhead) / rate_bps
+    kept-alive one; one less timed by the router's capture) + the
+    response's framed bytes at the bottleneck rate."""
+    k = (2 if nth == 0 else 1) - (1 if clock == "router" else 0)
+    return k * rtt + 8 * wire.wire_bytes(size + hdr, mss, overhead) / rate_bps
 
 
 def quantile(sorted_values, q):
@@ -356,25 +372,29 @@ def _load_order(v):
 class IdleBaseline:
     """What a response took alone on the idle link (web_client.py --mode
     idle, kind "idle" in the table): per kind of connection (new: nth 0;
-    kept-alive: nth > 0) and round trip (rtt, None for a run with one) the
-    median FCT of each size measured, and between them linear in size
-    (beyond them, the nearest)."""
+    kept-alive: nth > 0), round trip (rtt, None for a run with one) and
+    whether the router's capture timed it (clock "router": one client-side
+    delay less than the client's side sees; a response is judged against
+    its own clock's) the median FCT of each size measured, and between
+    them linear in size (beyond them, the nearest)."""
 
     def __init__(self, rows):
         by = collections.defaultdict(lambda: collections.defaultdict(list))
         for r in rows:
-            by[(r["nth"] == 0, r.get("rtt"))][r["size"]].append(r["fct"])
+            by[(r["nth"] == 0, r.get("rtt"), r.get("clock") == "router")][r["size"]].append(r["fct"])
         self.curves = {k: sorted((x, statistics.median(v)) for x, v in d.items())
                        for k, d in by.items() if d}
 
     @staticmethod
     def label(key):
-        """"new", "kept-alive", or with a round trip "new@2ms"."""
-        new, rtt = key
-        return ("new" if new else "kept-alive") + ("@%s" % rtt if rtt else "")
+        """"new", "kept-alive", with a round trip "new@2ms", timed by the
+        router's capture "new/router", "new@2ms/router"."""
+        new, rtt, router = key
+        return ("new" if new else "kept-alive") + ("@%s" % rtt if rtt else "") + \
+            ("/router" if router else "")
 
-    def __call__(self, size, nth, rtt=None):
-        c = self.curves.get((nth == 0, rtt))
+    def __call__(self, size, nth, rtt=None, clock="client"):
+        c = self.curves.get((nth == 0, rtt, clock == "router"))
         if not c:
             return None
         i = bisect.bisect_left(c, (size,))
@@ -436,12 +456,12 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                 stall[k] = max(stall.get(k, 0.0), r["stall"])
             continue
         ideal = ideal_fct(r["size"], r["hdr"], r["nth"], rate_bps,
-                          rtt_of.get(r.get("rtt"), rtt), mss, overhead)
+                          rtt_of.get(r.get("rtt"), rtt), mss, overhead, r.get("clock", "client"))
         for lab in (labels[size_bin(r["size"], edges)], "all"):
             g = groups[(r["policy"], r["load"], lab)]
             g["fct"][key].append(r["fct"])
             g["slowdown"][key].append(r["fct"] / ideal)
-        alone = base(r["size"], r["nth"], r.get("rtt")) if base else None
+        alone = base(r["size"], r["nth"], r.get("rtt"), r.get("clock", "client")) if base else None
         if alone is not None:
             xb, d = size_bin(r["size"], excess_edges), r["fct"] - alone
             for lab in (xlabels[xb], xsmall if r["size"] < excess_edges[1] else None, "all"):
@@ -460,7 +480,9 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                      "curves": {IdleBaseline.label(k): c for k, c in base.curves.items()}}
                     if base else None),
            "excess": [], "excess_ratios": [],
-           "kinds": sorted({r["kind"] for r in rows if r["kind"] != "bulk"})}
+           "kinds": sorted({r["kind"] for r in rows if r["kind"] != "bulk"}),
+           "clocks": dict(sorted(collections.Counter(
+               r.get("clock", "client") for r in rows if r["kind"] != "bulk").items()))}
     if rtts:
         out["rtts"] = {lab: rtt_of[lab] for lab in rtts}
     cache = {}
@@ -787,10 +809,17 @@ def _ratio_cell(v, ci):
     return txt
 
 
+# What each clock of the table is, in the reports' words.
+CLOCK_TEXT = {"client": "the client's clock", "pcap": "the client's capture",
+              "router": "the router's capture, after every queue of the path"}
+
+
 def _kind_at(label):
-    """IdleBaseline.label's "new@2ms" as ("new", " at 2ms"); "new" as ("new", "")."""
+    """IdleBaseline.label's "new@2ms" as ("new", " at 2ms"); "new" as ("new", "");
+    "new@2ms/router" as ("new", " at 2ms, timed by the router's capture")."""
+    label, router, _ = label.partition("/router")
     kind, _, rtt = label.partition("@")
-    return kind, " at %s" % rtt if rtt else ""
+    return kind, (" at %s" % rtt if rtt else "") + (", timed by the router's capture" if router else "")
 
 
 def excess_table(s):
@@ -811,15 +840,20 @@ def excess_table(s):
             _ratio_cell(r.get("p99_ratio"), r.get("p99_ratio_ci")) if r else ""))
     idle = s["idle"]
     scaled = s.get("edge_scale", 1.0)
+    clocks = s.get("clocks", {})
+    timed = ""
+    if set(clocks) - {"client"}:
+        timed = ". Timed by %s" % ", ".join("%s (%d responses)" % (CLOCK_TEXT.get(c, c), n)
+                                            for c, n in clocks.items())
     return ("Delay in excess of the idle link's: each response's FCT less what its size took "
             "alone on the idle link (the idle baseline: %d requests, of %s; medians, linear "
-            "in size between them)%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
+            "in size between them)%s%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
             "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
                 idle["requests"], " and ".join(
                     "%d size%s on %s connections%s" % ((n, "s" * (n != 1)) + _kind_at(k))
                     for k, n in idle["sizes"].items()),
                 " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
-                s["boot"], s["ref"]) + "\n".join(out) + "\n")
+                timed, s["boot"], s["ref"]) + "\n".join(out) + "\n")
 
 
 # The defaults issue's targets (issue 32) and guard rails, against the
@@ -990,7 +1024,11 @@ def cmd_table(a):
     rows, prog, loads = build_table(a.run_dir)
     out = a.o or a.run_dir
     os.makedirs(out, exist_ok=True)
-    cols = TABLE_COLUMNS + (["rtt"] if any(r.get("rtt") for r in rows) else [])
+    # rtt where the run had several round trips; fct_client where the
+    # router's capture timed responses: the client's clock beside it, so
+    # that the report can be made on either clock (report --clock client).
+    cols = TABLE_COLUMNS + (["rtt"] if any(r.get("rtt") for r in rows) else []) + \
+        (["fct_client"] if any(r.get("fct_client") is not None for r in rows) else [])
     write_csv(os.path.join(out, "requests.csv.xz"), cols, rows)
     kept = bulk_samples(prog)
     write_csv(os.path.join(out, "bulk.csv.xz"), BULK_COLUMNS, kept)
@@ -1010,6 +1048,12 @@ def cmd_report(a):
         params = params or pa
     if not rows:
         sys.exit("fct: no requests in %s" % " ".join(a.input))
+    if a.clock == "client":
+        # Every response as the client's clock timed it (fct_client where
+        # a capture timed it: the table keeps both).
+        for r in rows:
+            if r.get("fct_client") is not None:
+                r["fct"], r["clock"] = r["fct_client"], "client"
     rate = a.rate or params.get("rate")
     if not rate:
         sys.exit("fct: no bottleneck rate: give --rate (no params.json with one)")
@@ -1070,6 +1114,9 @@ def main(argv=None):
                    help="multiply the edges (default: the clients' --scale, if one)")
     r.add_argument("--boot", type=int, default=2000)
     r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--clock", choices=("table", "client"), default="table",
+                   help="client: every response timed by the client's clock, where the table "
+                   "kept it beside the capture's (fct_client)")
     r.add_argument("--out")
     a = p.parse_args(argv)
     (cmd_table if a.cmd == "table" else cmd_report)(a)

@@ -21,9 +21,15 @@
 #               XPS), each queue shaped to WEB_RATE / WEB_TXQ under mq (a
 #               NIC's round robin between busy queues; not work-conserving:
 #               a queue alone still gets its share only).
-# Downstream, what the server sends into the network is captured on the
-# router's r0 (headers only, tcpdump: OUTDIR/pcap/RUN.pcap; WEB_CAPTURE=0
-# to not), so the code points srff wrote can be read off the wire
+# Every run, and the idle baseline, is captured on the router's r1, the
+# last hop before the client, after every queue of the path (tcpdump
+# sees a packet leave once its qdisc has let it go), headers only: what
+# the server sent, and the client's SYNs and requests once their netem
+# has let them go (OUTDIR/pcap/RUN.pcap; WEB_CAPTURE=0 to not). fct.py
+# times each response from it (clock "router": from the SYN or request's
+# arrival to the response's last byte; one client-side delay less than
+# the client sees), not by the client's Python clock in the emulated
+# guest; and downstream the code points srff wrote are read off it
 # (experiments/dscp.py).
 # Either way the qdiscs and classes of the bottleneck are sampled every
 # 250 ms (tc -s -j) to OUTDIR/qlog/RUN.jsonl: experiments/qlog.py turns that into each
@@ -186,12 +192,13 @@ BOTTLENECK=${WEB_BOTTLENECK:-local}
 TXQ=${WEB_TXQ:-4}
 WARMUP=${WEB_WARMUP:-120}
 FIFO_LIMIT=${WEB_FIFO_LIMIT:-100}
-CAPTURE=${WEB_CAPTURE:-$([ "$BOTTLENECK" = downstream ] && echo 1 || echo 0)}
+CAPTURE=${WEB_CAPTURE:-1}
 DRAIN=${WEB_DRAIN:-30}
 IDLE_REPS=${WEB_IDLE_REPS:-3}
 IDLE_SIZES=${WEB_IDLE_SIZES:-40}
 CAKE_MATCH=${WEB_CAKE_MATCH:-1}
 CAKE_MATCH_S=${WEB_CAKE_MATCH_S:-8}
+CAKE_MATCH_ORDER=${WEB_CAKE_MATCH_ORDER:-"fq_codel cake cake fq_codel"}
 # default_scale DIST: the scale that fits DIST to a 20 Mbit/s link.
 default_scale() {
 	case $1 in
@@ -604,15 +611,20 @@ qlog_start() {
 }
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
-# capture_start RUN / capture_stop: tcpdump of what the server sends (TCP
-# from port 80, headers only) on the router's r0, to OUTDIR/pcap/RUN.pcap,
-# under WEB_CAPTURE=1; capture_start returns once tcpdump listens.
+# capture_start RUN / capture_stop: tcpdump on the router's r1, headers
+# only, to OUTDIR/pcap/RUN.pcap, under WEB_CAPTURE=1: what the server sends
+# (TCP from port 80), and of what the client sends its SYNs and the
+# packets with payload (its requests; not the bulk download's ACKs, half
+# the packets and nothing fct.py reads). capture_start returns once
+# tcpdump listens.
+CAP_DEV=r1
+CAP_FILTER='tcp src port 80 or (tcp dst port 80 and (tcp[tcpflags] & tcp-syn != 0 or ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2) > 0))'
 CAP_PID=
 capture_start() {
 	[ "$CAPTURE" = 1 ] || return 0
 	mkdir -p "$OUT/pcap"
-	ip netns exec "$RTR" tcpdump -i r0 -n -s 128 -B 8192 -U -w "$OUT/pcap/$1.pcap" \
-		'tcp src port 80' 2>"$work/tcpdump.err" &
+	ip netns exec "$RTR" tcpdump -i "$CAP_DEV" -n -s 128 -B 8192 -U -w "$OUT/pcap/$1.pcap" \
+		"$CAP_FILTER" 2>"$work/tcpdump.err" &
 	CAP_PID=$!
 	local i
 	for i in $(seq 100); do
@@ -623,12 +635,19 @@ capture_start() {
 	say "tcpdump did not start: $(cat "$work/tcpdump.err")"
 	exit 1
 }
+# capture_stop also sets CAP_CPU, the CPU time tcpdump took (user and
+# system, s; /proc/PID/stat: ip netns exec execs it in place), what the
+# capture cost the guest besides its filter in the packet path.
+CAP_CPU=
 capture_stop() {
+	CAP_CPU=
 	[ -n "$CAP_PID" ] || return 0
+	CAP_CPU=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
+		"/proc/$CAP_PID/stat" 2>/dev/null || true)
 	kill -INT "$CAP_PID"
 	wait "$CAP_PID" 2>/dev/null || true
 	CAP_PID=
-	CAP_NOTE="; captured $(sed -n 's/ packets* captured//p' "$work/tcpdump.err"), $(sed -n 's/ packets* dropped by kernel//p' "$work/tcpdump.err") dropped by the kernel"
+	CAP_NOTE="; captured $(sed -n 's/ packets* captured//p' "$work/tcpdump.err"), $(sed -n 's/ packets* dropped by kernel//p' "$work/tcpdump.err") dropped by the kernel, tcpdump ${CAP_CPU:-?} s CPU"
 }
 
 # tcp_counters: the server namespace's TCP retransmission counters, as
@@ -732,7 +751,7 @@ python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko
 	--set loads="[$(echo "$LOADS" | tr ' ' ,)]" --set rtt="$RTT" --set rtts="[$(for d in $RTTS; do printf '"%s",' "$d"; done | sed 's/,$//')]" \
 	--set sources="\"$SOURCES\"" --set bulk="$BULK" \
 	--set conn="$CONN" --set bottleneck="$BOTTLENECK" --set fifo_limit="$FIFO_LIMIT" \
-	--set capture="$CAPTURE" \
+	--set capture="$CAPTURE" --set capture_dev="\"$([ "$CAPTURE" = 1 ] && echo "$CAP_DEV")\"" \
 	--set txqueues="$(ip netns exec "$SRV" sh -c "ls -d /sys/class/net/s0/queues/tx-*" | wc -l)" \
 	--set policies="[$(read -ra l <<<"$POLICIES"; printf '"%s",' "${l[@]}" | sed 's/,$//')]" \
 	--set rtt_idle_s="$rtt_idle" --set srff_default_priorities="\"$DEFAULT_PRIOS\"" \
@@ -776,11 +795,14 @@ fi
 if [ "$IDLE_REPS" -gt 0 ]; then
 	say "idle baseline: $IDLE_SIZES sizes x $IDLE_REPS, one at a time, under fq_codel"
 	policy_on fq_codel
+	CAP_NOTE=
+	capture_start idle-1
 	web_client idle "$SEED" "$OUT/requests/idle-1.jsonl" 600 \
 		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ${SOURCES:+--sources "$SOURCES"} ||
 		say "  the idle baseline's client reported failed requests"
+	capture_stop
 	policy_off
-	say "  $(wc -l < "$OUT/requests/idle-1.jsonl") requests"
+	say "  $(wc -l < "$OUT/requests/idle-1.jsonl") requests$CAP_NOTE"
 fi
 
 # cake_match: cake's shaper carried 3-5 % less than tbf at the same rate in
@@ -789,15 +811,18 @@ fi
 # has no burst to make up for a late timer. So that cake is judged on its
 # order and not on its rate, it runs at the rate that carries what tbf
 # carries: the bulk download alone, CAKE_MATCH_S seconds under tbf +
-# fq_codel and under cake at WEB_RATE, in the order tbf, cake, cake, tbf;
-# cake then gets WEB_RATE x tbf's share / cake's, within [1, 1.25]. The
-# shares and the rate go into meta.json (cake_match). WEB_CAKE_MATCH=0: not.
+# fq_codel and under cake at WEB_RATE, in the order tbf, cake, cake, tbf
+# (WEB_CAKE_MATCH_ORDER: "fq_codel cake cake fq_codel"; the tests' smoke
+# runs one of each); cake then gets WEB_RATE x tbf's mean share / cake's,
+# within [1, 1.25]. The shares and the rate go into meta.json
+# (cake_match). WEB_CAKE_MATCH=0: not.
 CAKE_RATE=$RATE
 cake_match() {
 	local p i share tbf=() cake=() out
-	say "cake's rate matched to tbf's: the bulk download alone, ${CAKE_MATCH_S}s x 4"
+	say "cake's rate matched to tbf's: the bulk download alone, ${CAKE_MATCH_S}s x $(wc -w <<<"$CAKE_MATCH_ORDER")"
 	i=0
-	for p in fq_codel cake cake fq_codel; do
+	for p in $CAKE_MATCH_ORDER; do
+		case $p in fq_codel|cake) ;; *) say "WEB_CAKE_MATCH_ORDER: fq_codel or cake, not $p"; exit 2 ;; esac
 		i=$((i + 1))
 		policy_on "$p"
 		out=$work/cake-match-$i.jsonl
@@ -811,11 +836,13 @@ cake_match() {
 import json, sys
 sys.path.insert(0, "experiments")
 import wire
-rate, tbf, cake = sys.argv[1], [float(x) for x in sys.argv[2:4]], [float(x) for x in sys.argv[4:6]]
+rate, nt = sys.argv[1], int(sys.argv[2])
+tbf, cake = [float(x) for x in sys.argv[3:3 + nt]], [float(x) for x in sys.argv[3 + nt:]]
 f = min(1.25, max(1.0, (sum(tbf) / len(tbf)) / (sum(cake) / len(cake))))
 bps = round(wire.parse_rate(rate) * f)
 print("%dbit" % bps, json.dumps({"tbf_share": tbf, "cake_share_at_rate": cake, "factor": round(f, 4),
-                                  "cake_rate_bps": bps}, separators=(",", ":")))' "$RATE" "${tbf[@]}" "${cake[@]}")
+                                  "cake_rate_bps": bps}, separators=(",", ":")))' "$RATE" "${#tbf[@]}" "${tbf[@]}" "${cake[@]}" 2>/dev/null) || true
+	[ -n "$CAKE_RATE" ] || { say "  the match has no share of tbf's or cake's: cake stays at $RATE"; CAKE_RATE=$RATE; return 0; }
 	say "  carried alone: tbf ${tbf[*]}, cake ${cake[*]} of $RATE: cake runs at $CAKE_RATE"
 	python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["params"]["cake_match"]=json.loads(sys.argv[2])
 json.dump(d, open(p, "w"), indent=1, sort_keys=True); open(p, "a").write("\n")' "$OUT/meta.json" "$CAKE_MATCH_JSON"
@@ -860,6 +887,7 @@ for r in $(seq 1 "$ROUNDS"); do
 				printf ',"tcp_before":%s,"tcp_after":%s' "$tcp0" "$(tcp_counters)"
 				printf ',"cpu_before":%s,"cpu_after":%s' "$cpu0" "$cpu1"
 				printf ',"t":%d' "$SECONDS"
+				[ -z "$CAP_CPU" ] || printf ',"capture_cpu_s":%s' "$CAP_CPU"
 				[ -z "$RTO_TR" ] || printf ',"rto":%s' "$(python3 experiments/tcpstats.py \
 					--attribute "$work/rto.txt" "$OUT/requests/$run.jsonl")"
 				printf '}\n'

@@ -45,8 +45,11 @@ set -e
 [ "$rc" -eq 0 ] || { echo "openloop: the guest run failed (see above)" >&2; exit 1; }
 /usr/bin/python3 experiments/fct.py table "$run"
 /usr/bin/python3 experiments/qlog.py table "$run"
-# The captures (downstream) -> the code points per offset, dscp.csv.xz.
-[ ! -d "$run/pcap" ] || /usr/bin/python3 experiments/dscp.py table "$run"
+# The captures of runs that mark code points (srff-dscp-*) -> the code
+# points per offset, dscp.csv.xz. (fct.py table timed the responses from
+# every capture.)
+[ ! -d "$run/pcap" ] || ! grep -q '"srff-dscp-' "$run/meta.json" ||
+	/usr/bin/python3 experiments/dscp.py table "$run"
 /usr/bin/python3 - "$run" <<'EOF'
 # srff's state after each run (thresholds in effect, stats) in one file.
 import gzip, json, os, sys

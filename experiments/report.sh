@@ -8,7 +8,8 @@
 #            meta.json, srff.json.gz, order.jsonl; an older run's .gz and
 #            loads.json too) -> tables.md, targets.md, queues.md,
 #            headline.md, tcp.md, learnt.md, summary.json, fct_cdf*.png,
-#            bulk_goodput.png
+#            bulk_goodput.png; where the router's capture timed the
+#            responses, the same on the client's clock in client-clock/
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
 #   thresholds/ (results.tsv.xz, params.json) -> tables.md, summary.md;
@@ -60,6 +61,13 @@ p = json.load(open(sys.argv[1]))["params"]
 sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", [])))' "$run/meta.json"; then
 		mkdir -p "$run/vs-fq_codel-mq"
 		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-fq_codel-mq" --ref fq_codel-mq >/dev/null
+	fi
+	# Timed by the router's capture: the same report on the client's
+	# clock too, in client-clock/ (the two clocks on the same responses).
+	if python3 -c 'import json, sys
+sys.exit(not json.load(open(sys.argv[1]))["params"].get("capture_dev"))' "$run/meta.json"; then
+		mkdir -p "$run/client-clock"
+		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/client-clock" --ref fq_codel --clock client >/dev/null
 	fi
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null

@@ -16,9 +16,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 import fct  # noqa: E402
 
 
-def row(policy, rnd, f, size=5000, nth=0, hdr=0, load="0.5", kind="short", run="r", stall=None):
+def row(policy, rnd, f, size=5000, nth=0, hdr=0, load="0.5", kind="short", run="r", stall=None,
+        clock="client"):
     return {"run": run, "round": rnd, "policy": policy, "load": load, "kind": kind, "nth": nth,
-            "size": size, "hdr": hdr, "sched": None, "start": 0.0, "fct": f, "clock": "client",
+            "size": size, "hdr": hdr, "sched": None, "start": 0.0, "fct": f, "clock": clock,
             "stall": stall}
 
 
@@ -159,6 +160,46 @@ def write_run(d, policies=("fq_codel", "srff"), rounds=(1, 2), loads=(None,)):
                         "target_load": float(ld), "offered_load": 0.5, "achieved_load": 0.49,
                         "served_load": 0.48, "bulk_load": 0.3, "arrivals": 3, "late": 0,
                         "no_idle_worker": 0, "failed": 0, "unfinished": 0}))
+
+
+def test_table_timed_by_the_router_capture(tmp_path):
+    """A run whose meta says where its capture was (capture_dev, the
+    open-loop guest's router) has the responses the capture holds timed by
+    it, clock "router"; the others keep the client's clock."""
+    import dpkt
+    from test_analyze import CLI, SRV, frame
+
+    run = tmp_path / "web-r"
+    write_run(run, policies=("srff",), rounds=(1,))
+    (run / "params.json").unlink()
+    (run / "meta.json").write_text(json.dumps({"params": {"rate": "8mbit", "policies": ["srff"],
+                                                          "capture_dev": "r1"}}))
+    (run / "pcap").mkdir()
+    with open(run / "pcap" / "srff-1.pcap", "wb") as fh:
+        w = dpkt.pcap.Writer(fh)
+        w.writepkt(frame(CLI, SRV, 40001, 80, 1, 0x02), 5.0)
+        w.writepkt(frame(CLI, SRV, 40001, 80, 2, 0x10, b"G" * 80), 5.02)
+        w.writepkt(frame(SRV, CLI, 80, 40001, 1, 0x10, b"x" * 1448, snaplen=96), 5.07)
+    rows, _, _ = fct.build_table(str(run))
+    by = {r["size"]: r for r in rows}
+    assert by[200000]["clock"] == "router" and by[200000]["fct"] == pytest.approx(0.07)
+    assert by[1000]["clock"] == "client" and by[1000]["fct"] == pytest.approx(0.1)
+    # The table keeps the client's clock beside the router's, and the
+    # report can be made on either.
+    fct.main(["table", str(run)])
+    back = {r["size"]: r for r in fct.read_csv(str(run / "requests.csv.xz"))}
+    assert back[200000]["fct"] == pytest.approx(0.07)
+    assert back[200000]["fct_client"] == pytest.approx(0.1)
+    assert back[1000]["fct_client"] is None
+    rows_, _, _, _ = fct.load_input(str(run))
+    fct.main(["report", str(run), "--clock", "client", "--boot", "5", "--ref", "srff",
+              "--out", str(tmp_path / "cc")])
+    s = json.load(open(tmp_path / "cc" / "summary.json"))["summary"]
+    assert s["clocks"] == {"client": 3}
+    # Without capture_dev the same capture is a client-side one.
+    (run / "meta.json").write_text(json.dumps({"params": {"rate": "8mbit"}}))
+    rows, _, _ = fct.build_table(str(run))
+    assert {r["size"]: r["clock"] for r in rows}[200000] == "pcap"
 
 
 def test_table_is_compact_and_reproducible(tmp_path):
@@ -368,10 +409,38 @@ def test_bins_follow_the_clients_scale(tmp_path, capsys):
 
 # --- the idle baseline and the delay in excess of it ---------------------------
 
-def idle_rows(curve, nth=0, reps=(1.0,)):
+def idle_rows(curve, nth=0, reps=(1.0,), clock="client"):
     """Idle requests: for each (size, fct) of curve, one per factor in reps."""
-    return [row("idle", 1, f * k, size=x, nth=nth, kind="idle", load="closed")
+    return [row("idle", 1, f * k, size=x, nth=nth, kind="idle", load="closed", clock=clock)
             for x, f in curve for k in reps]
+
+
+def test_router_clock_judged_against_its_own_baseline():
+    """The router's capture sees a request one client-side delay after it
+    left: a response it timed is judged against the idle responses it
+    timed, and its ideal FCT has one round trip less; the caption says
+    what timed how many."""
+    rows = idle_rows([(1000, 0.040)]) + idle_rows([(1000, 0.020)], clock="router")
+    for r in (1, 2, 3):
+        rows += [row("a", r, 0.050, size=1000), row("a", r, 0.030, size=1000, clock="router"),
+                 row("ref", r, 0.060, size=1000), row("ref", r, 0.040, size=1000, clock="router")]
+    s = fct.summarise(rows, [], 8e6, 0.02, ref="ref", boot=20)
+    x = {(e["policy"], e["bin"]): e for e in s["excess"]}
+    assert x[("a", "< 10 KB")]["mean"] == pytest.approx(0.010)      # 10 ms on either clock
+    assert x[("ref", "< 10 KB")]["mean"] == pytest.approx(0.020)
+    assert s["clocks"] == {"client": 6, "router": 6}
+    t = fct.excess_table(s)
+    assert "1 size on new connections, timed by the router's capture" in t
+    assert "Timed by the client's clock (6 responses), the router's capture" in t
+    g = {(e["policy"], e["bin"]): e for e in s["groups"]}
+    ideal_client = fct.ideal_fct(1000, 0, 0, 8e6, 0.02)
+    assert fct.ideal_fct(1000, 0, 0, 8e6, 0.02, clock="router") == pytest.approx(ideal_client - 0.02)
+    assert g[("a", "all")]["slowdown_mean"] == pytest.approx(
+        (0.050 / ideal_client + 0.030 / (ideal_client - 0.02)) / 2)
+    # All on the client's clock: the caption as before, no "Timed by".
+    s = fct.summarise([r for r in rows if r["clock"] == "client"], [], 8e6, 0.02, ref="ref",
+                      boot=20)
+    assert "Timed by" not in fct.excess_table(s)
 
 
 def test_idle_baseline_median_interpolation_and_ends():

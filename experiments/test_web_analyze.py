@@ -123,17 +123,55 @@ def test_pcap_responses(tmp_path):
                  (3.0, "c", SYN, 0), (3.1, "c", ACK, 80), (3.4, "s", ACK, 10)]),
     ])
     r = web_analyze.pcap_responses(str(tmp_path / "x.pcap"))
-    assert set(r) == {40001, 40002, 40003}
-    assert r[40001] == [[pytest.approx((1.0, 2.5))]]
-    assert r[40002] == [[pytest.approx((1.0, 1.3)), pytest.approx((2.0, 2.4))]]
-    assert r[40003] == [[pytest.approx((1.0, 1.2))], [pytest.approx((3.0, 3.4))]]
+    assert set(r) == {("10.90.0.2", 40001), ("10.90.0.2", 40002), ("10.90.0.2", 40003)}
+    assert r[("10.90.0.2", 40001)] == [[pytest.approx((1.0, 2.5))]]
+    assert r[("10.90.0.2", 40002)] == [[pytest.approx((1.0, 1.3)), pytest.approx((2.0, 2.4))]]
+    assert r[("10.90.0.2", 40003)] == [[pytest.approx((1.0, 1.2))], [pytest.approx((3.0, 3.4))]]
 
 
 def test_connection_ordinals():
     rows = [{"port": 7, "nth": 0, "start": 5.0}, {"port": 7, "nth": 0, "start": 1.0},
             {"port": 8, "nth": 1, "start": 3.0}, {"port": 8, "nth": 0, "start": 2.0},
-            {"port": 7, "nth": 1, "start": 6.0}]
-    assert web_analyze.connection_ordinals(rows) == {0: 1, 1: 0, 2: 0, 3: 0, 4: 1}
+            {"port": 7, "nth": 1, "start": 6.0},
+            # the same port from another address: a connection of its own
+            {"port": 7, "nth": 0, "start": 5.5, "src": "10.90.0.3"}]
+    assert web_analyze.connection_ordinals(rows) == {0: 1, 1: 0, 2: 0, 3: 0, 4: 1, 5: 0}
+
+
+def test_match_responses_by_address_and_port(tmp_path):
+    """A client with several addresses (several round trips in one run)
+    may use one port from two of them at once: each row finds its own
+    address's connection; a row naming no address finds a port one
+    address alone used, and no other."""
+    import dpkt
+    from test_analyze import SRV, frame
+
+    a, b = "10.90.0.2", "10.90.0.3"
+    pkts = []
+    for t, src, port, who, flags, n in [
+            (1.0, a, 40001, "c", SYN, 0), (1.1, a, 40001, "c", ACK, 80),
+            (1.05, b, 40001, "c", SYN, 0), (1.15, b, 40001, "c", ACK, 80),
+            (1.2, b, 40001, "s", ACK, 500), (1.6, a, 40001, "s", ACK, 900),
+            (2.0, a, 40002, "c", SYN, 0), (2.1, a, 40002, "c", ACK, 80),
+            (2.3, a, 40002, "s", ACK, 100)]:
+        if who == "c":
+            pkts.append((t, frame(src, SRV, port, 80, 1, flags, b"G" * n)))
+        else:
+            pkts.append((t, frame(SRV, src, 80, port, 1, flags, b"x" * n, snaplen=96)))
+    with open(tmp_path / "x.pcap", "wb") as fh:
+        w = dpkt.pcap.Writer(fh)
+        for t, f in sorted(pkts, key=lambda p: p[0]):
+            w.writepkt(f, t)
+    resp = web_analyze.pcap_responses(str(tmp_path / "x.pcap"))
+    rows = [{"port": 40001, "nth": 0, "start": 1.0, "src": a},
+            {"port": 40001, "nth": 0, "start": 1.0, "src": b},
+            {"port": 40002, "nth": 0, "start": 2.0},
+            {"port": 40001, "nth": 0, "start": 1.0},    # two addresses used it
+            {"port": 40002, "nth": 1, "start": 2.5}]    # no second response
+    m = web_analyze.match_responses(resp, rows)
+    assert m[0] == pytest.approx((1.0, 1.6)) and m[1] == pytest.approx((1.05, 1.2))
+    assert m[2] == pytest.approx((2.0, 2.3))
+    assert set(m) == {0, 1, 2}
 
 
 def test_load_prefers_the_capture(run):

@@ -43,12 +43,16 @@ HTTP_PORT = 80
 
 
 def pcap_responses(path):
-    """{client port: [[(start, end), ...], ...]}: per local port, the
-    connections it carried in order of their SYNs, and each connection's
-    responses in order, from a capture on the client's side."""
+    """{(client address, client port): [[(start, end), ...], ...]}: per
+    client address and local port, the connections it carried in order of
+    their SYNs, and each connection's responses in order, from a capture
+    that sees both directions where the client's packets have already made
+    their way (the client's side, or the last hop before it)."""
+    import socket
+
     import dpkt
 
-    conns = {}  # port -> [{"syn": t, "resp": [[start, end, bytes], ...]}, ...]
+    conns = {}  # (addr, port) -> [{"syn": t, "resp": [[start, end, bytes], ...]}, ...]
     with open(path, "rb") as f:
         for ts, buf in dpkt.pcap.Reader(f):
             ip = dpkt.ethernet.Ethernet(buf).data
@@ -59,7 +63,7 @@ def pcap_responses(path):
             # super-packet: the payload length is the IP header's.
             n = ip.len - ip.hl * 4 - tcp.off * 4
             if tcp.dport == HTTP_PORT:  # client -> server
-                seq = conns.setdefault(tcp.sport, [])
+                seq = conns.setdefault((socket.inet_ntoa(ip.src), tcp.sport), [])
                 c = seq[-1] if seq else None
                 if tcp.flags & dpkt.tcp.TH_SYN:
                     # A SYN after responses is the port's next connection;
@@ -72,23 +76,46 @@ def pcap_responses(path):
                     # comes before any, and starts nothing).
                     c["resp"].append([ts if c["resp"] else c["syn"], None, 0])
             elif tcp.sport == HTTP_PORT and n > 0:  # server -> client
-                seq = conns.get(tcp.dport)
+                seq = conns.get((socket.inet_ntoa(ip.dst), tcp.dport))
                 if seq and seq[-1]["resp"]:
                     seq[-1]["resp"][-1][1] = ts
                     seq[-1]["resp"][-1][2] += n
-    return {p: [[(r[0], r[1]) for r in c["resp"]] for c in seq] for p, seq in conns.items()}
+    return {k: [[(r[0], r[1]) for r in c["resp"]] for c in seq] for k, seq in conns.items()}
 
 
 def connection_ordinals(rows):
-    """For each request row, which connection on its local port it used
-    (0, 1, ...): a port's connections follow one another, and a row with
-    nth 0 opens the next one."""
+    """For each request row, which connection on its local port (and
+    client address, where the row names one: src) it used (0, 1, ...): a
+    port's connections follow one another, and a row with nth 0 opens the
+    next one."""
     out, opened = {}, {}
     for i in sorted(range(len(rows)), key=lambda i: rows[i]["start"]):
-        port = rows[i].get("port")
+        key = (rows[i].get("src"), rows[i].get("port"))
         if rows[i].get("nth", 0) == 0:
-            opened[port] = opened.get(port, -1) + 1
-        out[i] = opened.get(port, 0)
+            opened[key] = opened.get(key, -1) + 1
+        out[i] = opened.get(key, 0)
+    return out
+
+
+def match_responses(resp, rows):
+    """{row index: (start, end)} for each request row of a client's log
+    that resp (pcap_responses) holds, whole: found by its client address
+    and port, its connection on them (connection_ordinals) and its place
+    on that connection (nth). A row with no src (a client with one
+    address) is found by its port where one address alone used it."""
+    conn = connection_ordinals(rows)
+    users = {}
+    for addr, port in resp:
+        users.setdefault(port, []).append(addr)
+    by_port = {p: resp[(a[0], p)] for p, a in users.items() if len(a) == 1}
+    out = {}
+    for i, r in enumerate(rows):
+        port = r.get("port")
+        seen = resp.get((r["src"], port), []) if r.get("src") else by_port.get(port, [])
+        seen = seen[conn[i]] if conn[i] < len(seen) else []
+        nth = r.get("nth", 0)
+        if nth < len(seen) and seen[nth][1] is not None:
+            out[i] = seen[nth]
     return out
 
 
@@ -106,16 +133,12 @@ def load(run):
                                           "small_keepalive": [], "small_client": []})
         how = timing.setdefault(m.group(1), {"pcap": 0, "client": 0})
         pcap = os.path.join(run, "pcap", name[:-len(".jsonl")] + ".pcap")
-        resp = pcap_responses(pcap) if os.path.exists(pcap) else {}
         rows = [json.loads(line) for line in open(os.path.join(rdir, name))]
-        conn = connection_ordinals(rows)
+        seen = match_responses(pcap_responses(pcap), rows) if os.path.exists(pcap) else {}
         for i, r in enumerate(rows):
             d = r["end"] - r["start"]
-            seen = resp.get(r.get("port"), [])
-            seen = seen[conn[i]] if conn[i] < len(seen) else []
-            nth = r.get("nth", 0)
-            if nth < len(seen) and seen[nth][1] is not None:
-                d = seen[nth][1] - seen[nth][0]
+            if i in seen:
+                d = seen[i][1] - seen[i][0]
                 how["pcap"] += 1
             else:
                 how["client"] += 1

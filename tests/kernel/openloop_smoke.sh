@@ -4,8 +4,9 @@
 # openloop_smoke.sh: experiment 3 end to end, as short as it goes: one
 # round of srff-prio-fq (a variant: +idle-reset=25ms, over a boot-wide
 # WEB_SRFF_SET="idle-reset 200ms") and fifo at one load, an idle baseline
-# of 5 sizes, then the host-side tables (fct.py, qlog.py) and the delay in
-# excess of the baseline from the guest's logs. It proves the
+# of 5 sizes, then the host-side tables (fct.py, qlog.py), the responses
+# timed from the router's captures, and the delay in excess of the
+# baseline from the guest's logs. It proves the
 # chain works, that each policy's queue was where it should be and that a
 # variant's settings hold for its runs only, not any result. The client
 # is at three round trips (WEB_RTTS): each response names its own, the
@@ -36,6 +37,8 @@ for p in fifo "$V"; do
 	check "$p: whose the timeouts were, recorded ($(jq -c .rto "$out/srff/$p@0.5-1.json"))" \
 		holds '.rto | type == "object" and (.connections | type == "number")' \
 		"$out/srff/$p@0.5-1.json"
+	check "$p: the capture's CPU time recorded ($(jq .capture_cpu_s "$out/srff/$p@0.5-1.json") s)" \
+		holds '.capture_cpu_s >= 0' "$out/srff/$p@0.5-1.json"
 	# Both kernels have these TcpExt counters: a timeout found spurious
 	# and undone is told apart from one that cost the flow its window.
 	check "$p: undone timeouts counted ($(jq -c '.tcp_after | [.TCPLossUndo, .TCPSpuriousRTOs]' \
@@ -44,6 +47,45 @@ for p in fifo "$V"; do
 			(.TCPSpuriousRTOs | type == "number")' "$out/srff/$p@0.5-1.json"
 done
 run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
+# Timed from the captures on the router's r1, not the client's clock: every
+# response of the runs and of the idle baseline found in its run's capture
+# by its address and port (three addresses here), and each took one
+# client-side delay less there than the client saw (its SYN or request
+# reached r1 after its netem): the median per round trip within 5 ms below
+# and 40 ms above it (the client's Python in the emulated guest is late).
+check "meta.json: captured on the router's r1" holds '.params.capture_dev == "r1"' "$out/meta.json"
+check "every run and the idle baseline captured" \
+	test -s "$out/pcap/idle-1.pcap" -a -s "$out/pcap/fifo@0.5-1.pcap" -a -s "$out/pcap/$V@0.5-1.pcap"
+PYTHONPATH=$TOP/experiments $PY - "$out" >"$out/clocks.txt" <<-'PYEOF' || fail "the clocks' comparison"
+	import collections, json, os, statistics, sys
+	import fct, web_analyze
+	d = sys.argv[1]
+	rows, _, _ = fct.build_table(d)
+	n = collections.Counter((r["kind"] == "bulk", r["clock"]) for r in rows)
+	print("clocks", " ".join("%s:%s:%d" % ("bulk" if b else "resp", c, k) for (b, c), k in sorted(n.items())))
+	# client FCT less the router's, per round trip label
+	gap = collections.defaultdict(list)
+	for name in sorted(os.listdir(os.path.join(d, "requests"))):
+	    if not name.endswith(".jsonl"):
+	        continue
+	    logs = [json.loads(x) for x in open(os.path.join(d, "requests", name))]
+	    seen = web_analyze.match_responses(
+	        web_analyze.pcap_responses(os.path.join(d, "pcap", name[:-6] + ".pcap")), logs)
+	    for i, r in enumerate(logs):
+	        if i in seen and r["kind"] != "bulk":
+	            gap[r["rtt"]].append((r["end"] - r["start"]) - (seen[i][1] - seen[i][0]))
+	for lab, v in sorted(gap.items()):
+	    print("gap", lab, "%.4f" % statistics.median(v), len(v))
+	PYEOF
+sed 's/^/# /' "$out/clocks.txt"
+check "every response and idle request timed by the router's capture" \
+	awk '$1 == "clocks" { ok = / resp:router:/ && !/ resp:(client|pcap):/ } END { exit !ok }' \
+	"$out/clocks.txt"
+for d in 2 20 80; do
+	check "  client's clock less the router's, median at ${d}ms: one netem delay" \
+		awk -v d="$d" '$1 == "gap" && $2 == d "ms" { ok = $3 * 1000 >= d - 5 && $3 * 1000 <= d + 40 }
+			END { exit !ok }' "$out/clocks.txt"
+done
 run $PY "$TOP/experiments/qlog.py" table "$out" || fail "qlog.py table"
 # The idle baseline: each of its 5 sizes once from each round trip's
 # address, one at a time, and the report subtracts it (excess.md, and
