@@ -56,24 +56,19 @@ run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
 check "meta.json: captured on the router's r1" holds '.params.capture_dev == "r1"' "$out/meta.json"
 check "every run and the idle baseline captured" \
 	test -s "$out/pcap/idle-1.pcap" -a -s "$out/pcap/fifo@0.5-1.pcap" -a -s "$out/pcap/$V@0.5-1.pcap"
+# (From the table fct.py just wrote: its fct_client is the client's
+# clock beside the capture's.)
 PYTHONPATH=$TOP/experiments $PY - "$out" >"$out/clocks.txt" <<-'PYEOF' || fail "the clocks' comparison"
-	import collections, json, os, statistics, sys
-	import fct, web_analyze
-	d = sys.argv[1]
-	rows, _, _ = fct.build_table(d)
+	import collections, os, statistics, sys
+	import fct
+	rows = fct.read_csv(os.path.join(sys.argv[1], "requests.csv.xz"))
 	n = collections.Counter((r["kind"] == "bulk", r["clock"]) for r in rows)
 	print("clocks", " ".join("%s:%s:%d" % ("bulk" if b else "resp", c, k) for (b, c), k in sorted(n.items())))
 	# client FCT less the router's, per round trip label
 	gap = collections.defaultdict(list)
-	for name in sorted(os.listdir(os.path.join(d, "requests"))):
-	    if not name.endswith(".jsonl"):
-	        continue
-	    logs = [json.loads(x) for x in open(os.path.join(d, "requests", name))]
-	    seen = web_analyze.match_responses(
-	        web_analyze.pcap_responses(os.path.join(d, "pcap", name[:-6] + ".pcap")), logs)
-	    for i, r in enumerate(logs):
-	        if i in seen and r["kind"] != "bulk":
-	            gap[r["rtt"]].append((r["end"] - r["start"]) - (seen[i][1] - seen[i][0]))
+	for r in rows:
+	    if r["kind"] != "bulk" and r["clock"] == "router":
+	        gap[r["rtt"]].append(r["fct_client"] - r["fct"])
 	for lab, v in sorted(gap.items()):
 	    print("gap", lab, "%.4f" % statistics.median(v), len(v))
 	PYEOF
