@@ -832,6 +832,8 @@ cake_match() {
 			"${out%.jsonl}.load.json") || { say "  no load file for the match: cake stays at $RATE"; return 0; }
 		if [ "$p" = cake ]; then cake+=("$share"); else tbf+=("$share"); fi
 	done
+	[ ${#tbf[@]} -gt 0 ] && [ ${#cake[@]} -gt 0 ] ||
+		{ say "  WEB_CAKE_MATCH_ORDER names not both fq_codel and cake: cake stays at $RATE"; return 0; }
 	read -r CAKE_RATE CAKE_MATCH_JSON < <(python3 -c '
 import json, sys
 sys.path.insert(0, "experiments")
@@ -841,8 +843,7 @@ tbf, cake = [float(x) for x in sys.argv[3:3 + nt]], [float(x) for x in sys.argv[
 f = min(1.25, max(1.0, (sum(tbf) / len(tbf)) / (sum(cake) / len(cake))))
 bps = round(wire.parse_rate(rate) * f)
 print("%dbit" % bps, json.dumps({"tbf_share": tbf, "cake_share_at_rate": cake, "factor": round(f, 4),
-                                  "cake_rate_bps": bps}, separators=(",", ":")))' "$RATE" "${#tbf[@]}" "${tbf[@]}" "${cake[@]}" 2>/dev/null) || true
-	[ -n "$CAKE_RATE" ] || { say "  the match has no share of tbf's or cake's: cake stays at $RATE"; CAKE_RATE=$RATE; return 0; }
+                                  "cake_rate_bps": bps}, separators=(",", ":")))' "$RATE" "${#tbf[@]}" "${tbf[@]}" "${cake[@]}")
 	say "  carried alone: tbf ${tbf[*]}, cake ${cake[*]} of $RATE: cake runs at $CAKE_RATE"
 	python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["params"]["cake_match"]=json.loads(sys.argv[2])
 json.dump(d, open(p, "w"), indent=1, sort_keys=True); open(p, "a").write("\n")' "$OUT/meta.json" "$CAKE_MATCH_JSON"
