@@ -46,29 +46,27 @@ report_one() {
 print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.json")
 	echo "=== $run (idle RTT ${rtt}s)" >&2
 	/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run" --ref fq_codel
-	# Downstream with cake at the router: srff's marks against cake's
-	# own tins too, in vs-cake/.
-	if python3 -c 'import json, sys
+	# The same report against another reference or on another clock, in a
+	# folder of its own (one meta.json read for all):
+	#  - downstream with cake at the router: srff's marks against cake's
+	#    own tins too, in vs-cake/;
+	#  - a multiqueue device: every policy against fq_codel per TX queue
+	#    too (Debian's default there), in vs-fq_codel-mq/;
+	#  - timed by the router's capture: on the client's clock too, in
+	#    client-clock/ (the two clocks on the same responses).
+	local sub ref clock
+	while read -r sub ref clock; do
+		mkdir -p "$run/$sub"
+		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/$sub" --ref "$ref" \
+			--clock "$clock" >/dev/null
+	done < <(python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))["params"]
-sys.exit(not (p.get("bottleneck") == "downstream" and "cake" in p.get("policies", [])))' "$run/meta.json"; then
-		mkdir -p "$run/vs-cake"
-		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-cake" --ref cake >/dev/null
-	fi
-	# A multiqueue device: every policy against fq_codel per TX queue too
-	# (Debian's default there), in vs-fq_codel-mq/.
-	if python3 -c 'import json, sys
-p = json.load(open(sys.argv[1]))["params"]
-sys.exit(not (p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", [])))' "$run/meta.json"; then
-		mkdir -p "$run/vs-fq_codel-mq"
-		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/vs-fq_codel-mq" --ref fq_codel-mq >/dev/null
-	fi
-	# Timed by the router's capture: the same report on the client's
-	# clock too, in client-clock/ (the two clocks on the same responses).
-	if python3 -c 'import json, sys
-sys.exit(not json.load(open(sys.argv[1]))["params"].get("capture_dev"))' "$run/meta.json"; then
-		mkdir -p "$run/client-clock"
-		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/client-clock" --ref fq_codel --clock client >/dev/null
-	fi
+if p.get("bottleneck") == "downstream" and "cake" in p.get("policies", []):
+    print("vs-cake cake table")
+if p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", []):
+    print("vs-fq_codel-mq fq_codel-mq table")
+if p.get("capture_dev"):
+    print("client-clock fq_codel client")' "$run/meta.json")
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null
