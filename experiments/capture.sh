@@ -3,10 +3,15 @@
 # experiments/capture.sh: client-side tcpdump for the experiments' guest
 # scripts (sourced; they define say and TOP).
 #
-#   capture_start NS DEV PCAP FILTER   start tcpdump, wait until it listens;
-#                                      its pid is left in CAPTURE_PID
+#   capture_start NS DEV PCAP FILTER   start tcpdump, wait until it listens
+#                                      (fails if it does not); its pid is
+#                                      left in CAPTURE_PID
 #   capture_stop PEER_NS PEER_DEV PCAP stop it with nothing lost, then warn
-#                                      if the kernel dropped frames
+#                                      if the kernel dropped frames; sets
+#                                      CAPTURE_CPU (the seconds of CPU
+#                                      tcpdump took, user and system) and
+#                                      CAPTURE_STATS ("captured N, D
+#                                      dropped by the kernel")
 #   capture_end                        stop the sentinel sender (below):
 #                                      for the script's cleanup
 #
@@ -21,7 +26,13 @@ capture_start() {
 	ip netns exec "$1" tcpdump -i "$2" --immediate-mode -n -s 96 -B 16384 -U \
 		-w "$3" "$4 or ether proto $SENTINEL" 2>"$3.log" &
 	CAPTURE_PID=$!
-	for i in $(seq 100); do grep -q listening "$3.log" && break; sleep 0.1; done
+	for i in $(seq 100); do
+		grep -q 'listening on' "$3.log" && return 0
+		kill -0 "$CAPTURE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	say "tcpdump did not start: $(cat "$3.log")"
+	return 1
 }
 
 # SIGINT alone loses the frames tcpdump has not read yet (the last ones of
@@ -54,6 +65,7 @@ capture_end() {
 
 capture_stop() {
 	local i drops tag seen=
+	CAPTURE_CPU= CAPTURE_STATS=
 	SENTINEL_N=$((SENTINEL_N + 1))
 	tag=stop-$$-$SENTINEL_N
 	if sentinel_send "$1" "$2" "$tag"; then
@@ -69,8 +81,12 @@ capture_stop() {
 		say "  could not send the capture sentinel through $1 $2"
 	fi
 	[ -n "$seen" ] || say "  the capture sentinel never reached $3: the capture may be short"
+	# (ip netns exec execs tcpdump in place: /proc/PID is tcpdump's.)
+	CAPTURE_CPU=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
+		"/proc/$CAPTURE_PID/stat" 2>/dev/null || true)
 	kill -INT "$CAPTURE_PID"
 	wait "$CAPTURE_PID" 2>/dev/null || true
-	drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$3.log")
+	drops=$(sed -n 's/^\([0-9]*\) packets* dropped by kernel/\1/p' "$3.log")
+	CAPTURE_STATS="captured $(sed -n 's/ packets* captured//p' "$3.log"), ${drops:-?} dropped by the kernel"
 	[ "${drops:-0}" = 0 ] || say "  tcpdump dropped $drops packets (the analysis copes; see $3.log)"
 }

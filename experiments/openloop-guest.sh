@@ -238,6 +238,7 @@ esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
 . "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands, pct_policy
+. "$TOP/experiments/capture.sh"	# capture_start, capture_stop, capture_end
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { printf '[web] %4ds %s\n' "$SECONDS" "$*" >&2; }	# with the seconds since the guest script began
@@ -248,7 +249,8 @@ QLOG_PID=
 cleanup() {
 	set +e
 	[ -n "$QLOG_PID" ] && kill "$QLOG_PID" 2>/dev/null
-	[ -n "${CAP_PID:-}" ] && kill "$CAP_PID" 2>/dev/null
+	[ -n "${CAP_RUN:-}" ] && kill "$CAPTURE_PID" 2>/dev/null
+	capture_end
 	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null && wait "$NGINX" 2>/dev/null
 	nft delete table inet srffexp 2>/dev/null
 	grep -q '^srff ' /proc/modules && rmmod srff
@@ -611,43 +613,33 @@ qlog_start() {
 }
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
-# capture_start RUN / capture_stop: tcpdump on the router's r1, headers
+# capture_run RUN / capture_done: tcpdump on the router's r1, headers
 # only, to OUTDIR/pcap/RUN.pcap, under WEB_CAPTURE=1: what the server sends
 # (TCP from port 80), and of what the client sends its SYNs and the
 # packets with payload (its requests; not the bulk download's ACKs, half
-# the packets and nothing fct.py reads). capture_start returns once
-# tcpdump listens.
+# the packets and nothing fct.py reads). capture.sh's capture_start
+# returns once tcpdump listens, and its capture_stop once the sentinel
+# c0 sends after the run is in the file: stopped at once, tcpdump lost
+# what it had not read yet, the last seconds of a run at high load
+# (their responses, up to 30 % of a 0.8 run's, timed by the client's
+# clock instead). capture_done sets CAP_CPU (tcpdump's CPU seconds,
+# what the capture cost the guest besides its filter in the packet
+# path) and CAP_NOTE.
 CAP_DEV=r1
 CAP_FILTER='tcp src port 80 or (tcp dst port 80 and (tcp[tcpflags] & tcp-syn != 0 or ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2) > 0))'
-CAP_PID=
-capture_start() {
+CAP_RUN= CAP_CPU= CAP_NOTE=
+capture_run() {
+	CAP_RUN= CAP_CPU= CAP_NOTE=
 	[ "$CAPTURE" = 1 ] || return 0
 	mkdir -p "$OUT/pcap"
-	ip netns exec "$RTR" tcpdump -i "$CAP_DEV" -n -s 128 -B 8192 -U -w "$OUT/pcap/$1.pcap" \
-		"$CAP_FILTER" 2>"$work/tcpdump.err" &
-	CAP_PID=$!
-	local i
-	for i in $(seq 100); do
-		grep -q 'listening on' "$work/tcpdump.err" && return 0
-		kill -0 "$CAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	say "tcpdump did not start: $(cat "$work/tcpdump.err")"
-	exit 1
+	capture_start "$RTR" "$CAP_DEV" "$OUT/pcap/$1.pcap" "$CAP_FILTER" || exit 1
+	CAP_RUN=$1
 }
-# capture_stop also sets CAP_CPU, the CPU time tcpdump took (user and
-# system, s; /proc/PID/stat: ip netns exec execs it in place), what the
-# capture cost the guest besides its filter in the packet path.
-CAP_CPU=
-capture_stop() {
-	CAP_CPU=
-	[ -n "$CAP_PID" ] || return 0
-	CAP_CPU=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
-		"/proc/$CAP_PID/stat" 2>/dev/null || true)
-	kill -INT "$CAP_PID"
-	wait "$CAP_PID" 2>/dev/null || true
-	CAP_PID=
-	CAP_NOTE="; captured $(sed -n 's/ packets* captured//p' "$work/tcpdump.err"), $(sed -n 's/ packets* dropped by kernel//p' "$work/tcpdump.err") dropped by the kernel, tcpdump ${CAP_CPU:-?} s CPU"
+capture_done() {
+	[ -n "$CAP_RUN" ] || return 0
+	capture_stop "$CLI" c0 "$OUT/pcap/$CAP_RUN.pcap"
+	CAP_RUN= CAP_CPU=$CAPTURE_CPU
+	CAP_NOTE="; $CAPTURE_STATS, tcpdump ${CAP_CPU:-?} s CPU"
 }
 
 # tcp_counters: the server namespace's TCP retransmission counters, as
@@ -795,12 +787,11 @@ fi
 if [ "$IDLE_REPS" -gt 0 ]; then
 	say "idle baseline: $IDLE_SIZES sizes x $IDLE_REPS, one at a time, under fq_codel"
 	policy_on fq_codel
-	CAP_NOTE=
-	capture_start idle-1
+	capture_run idle-1
 	web_client idle "$SEED" "$OUT/requests/idle-1.jsonl" 600 \
 		--sizes "$IDLE_SIZES" --reps "$IDLE_REPS" ${SOURCES:+--sources "$SOURCES"} ||
 		say "  the idle baseline's client reported failed requests"
-	capture_stop
+	capture_done
 	policy_off
 	say "  $(wc -l < "$OUT/requests/idle-1.jsonl") requests$CAP_NOTE"
 fi
@@ -869,8 +860,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
-			CAP_NOTE=
-			capture_start "$run"
+			capture_run "$run"
 			tcp0=$(tcp_counters) cpu0=$(cpu_ticks)
 			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
@@ -880,7 +870,7 @@ for r in $(seq 1 "$ROUNDS"); do
 				say "  the client reported failed requests"
 			cpu1=$(cpu_ticks)
 			qlog_stop
-			capture_stop
+			capture_done
 			rto_events > "$work/rto.txt"
 			{
 				printf '{"show":'; "$CTL" -n "$SRV" -j show
