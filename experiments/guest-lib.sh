@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # experiments/guest-lib.sh: what the experiments' guest scripts share
-# (sourced by ftp-guest.sh and openloop-guest.sh; experiments/test_guest_lib.py
-# runs it natively).
+# (sourced by ftp-guest.sh, openloop-guest.sh and web-guest.sh;
+# experiments/test_guest_lib.py runs it natively).
 #
 #   rotate K WORD...     the words starting from the K-th (0-based, modulo
 #                        their number), wrapping round: the order policies
@@ -25,6 +25,12 @@
 #                        priorities 6/0/2), with SETTINGs on the same
 #                        srffctl set: seven thresholds 8 times apart from
 #                        16 KB, then learnt (auto keeps their number)
+#   nginx_start NS ADDR DIR
+#                        nginx in namespace NS on ADDR port 80, serving
+#                        DIR/www, its configuration, pid, log and temporary
+#                        files in DIR (DIR/tmp must exist); NGINX is its
+#                        pid. Returns once it listens; fails, saying why
+#                        (the caller's say), if it does not.
 #   srff_sixteen_bands CTL NS [SETTING...]
 #                        srff in NS steering 16 bands by class id (10:1 to
 #                        10:16), with SETTINGs on the same srffctl set:
@@ -144,4 +150,41 @@ srff_sixteen_bands() {
 	shift 2
 	for ((k = 0; k < 15; k++)); do t+=${t:+,}$((16384 << k)); done
 	"$ctl" -n "$ns" set thresholds "$t" classid 10: "$@"
+}
+
+nginx_start() {
+	local ns=$1 addr=$2 dir=$3 i
+	cat > "$dir/nginx.conf" <<EOF
+daemon off;
+worker_processes 2;
+worker_rlimit_nofile 16384;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_timeout 120s;
+	keepalive_requests 100000;
+	client_body_temp_path $dir/tmp;
+	proxy_temp_path $dir/tmp;
+	fastcgi_temp_path $dir/tmp;
+	uwsgi_temp_path $dir/tmp;
+	scgi_temp_path $dir/tmp;
+	default_type application/octet-stream;
+	server {
+		listen $addr:80 backlog=4096;
+		root $dir/www;
+	}
+}
+EOF
+	ip netns exec "$ns" nginx -c "$dir/nginx.conf" -e "$dir/nginx-error.log" &
+	NGINX=$!
+	for i in $(seq 100); do
+		ip netns exec "$ns" ss -Hltn 'sport = :80' | grep -q . && return 0
+		sleep 0.1
+	done
+	say "nginx did not start: $(cat "$dir/nginx-error.log")"
+	return 1
 }

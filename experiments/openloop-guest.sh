@@ -237,7 +237,7 @@ mq)
 esac
 Q=$TOP/tc-scripts/srff-qdisc
 CTL=$TOP/srffctl/srffctl
-. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands, pct_policy
+. "$TOP/experiments/guest-lib.sh"	# shuffle, srff_learnt, srff_*_bands, pct_policy, nginx_start
 . "$TOP/experiments/capture.sh"	# capture_start, capture_stop, capture_end
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
@@ -357,39 +357,7 @@ rtr_bottleneck() {
 }
 [ "$BOTTLENECK" != downstream ] || rtr_bottleneck fifo
 
-cat > "$work/nginx.conf" <<EOF
-daemon off;
-worker_processes 2;
-worker_rlimit_nofile 16384;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-	access_log off;
-	sendfile on;
-	tcp_nopush on;
-	keepalive_timeout 120s;
-	keepalive_requests 100000;
-	client_body_temp_path $work/tmp;
-	proxy_temp_path $work/tmp;
-	fastcgi_temp_path $work/tmp;
-	uwsgi_temp_path $work/tmp;
-	scgi_temp_path $work/tmp;
-	default_type application/octet-stream;
-	server {
-		listen 10.92.1.1:80 backlog=4096;
-		root $work/www;
-	}
-}
-EOF
-ip netns exec "$SRV" nginx -c "$work/nginx.conf" -e "$work/nginx-error.log" &
-NGINX=$!
-for i in $(seq 100); do
-	ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . && break
-	sleep 0.1
-done
-ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
-	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
+nginx_start "$SRV" 10.92.1.1 "$work" || exit 1
 
 # srff, loaded once, and switched on in the server's namespace (on by
 # default in the initial one only); DEFAULT_PRIOS are the module's own

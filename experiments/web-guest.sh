@@ -39,6 +39,7 @@ Q=$TOP/tc-scripts/srff-qdisc
 export SRFF_QDISC_STATE=$OUT/.qdisc-state
 
 say() { echo "[web] $*" >&2; }
+. "$TOP/experiments/guest-lib.sh"	# nginx_start
 . "$TOP/experiments/capture.sh"
 
 work=$(mktemp -d /tmp/srff-web.XXXXXX)
@@ -87,38 +88,7 @@ for ns in "$SRV" "$CLI"; do ip -n "$ns" link set lo up; done
 ip -n "$SRV" link set s0 up
 ip -n "$CLI" link set c0 up
 
-cat > "$work/nginx.conf" <<EOF
-daemon off;
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	tcp_nopush on;
-	keepalive_timeout 120s;
-	keepalive_requests 100000;
-	client_body_temp_path $work/tmp;
-	proxy_temp_path $work/tmp;
-	fastcgi_temp_path $work/tmp;
-	uwsgi_temp_path $work/tmp;
-	scgi_temp_path $work/tmp;
-	default_type application/octet-stream;
-	server {
-		listen 10.91.0.1:80;
-		root $work/www;
-	}
-}
-EOF
-ip netns exec "$SRV" nginx -c "$work/nginx.conf" -e "$work/nginx-error.log" &
-NGINX=$!
-for i in $(seq 100); do
-	ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . && break
-	sleep 0.1
-done
-ip netns exec "$SRV" ss -Hltn 'sport = :80' | grep -q . ||
-	{ say "nginx did not start: $(cat "$work/nginx-error.log")"; exit 1; }
+nginx_start "$SRV" 10.91.0.1 "$work" || exit 1
 
 # srff with its defaults, switched on in the server's namespace (on by
 # default in the initial one only).
