@@ -123,6 +123,10 @@
 #                 srff-prio-fq+idle-reset=25ms, the time a kept-alive
 #                 connection must be idle before its next response starts
 #                 in band 0 again
+#   POLICY+capture=0  any policy, its runs not captured (timed by the
+#                 client's clock only, as client-clock/ times every run):
+#                 beside POLICY in one boot, what the capture does to the
+#                 runs it times
 #   srff-htb-8    srff with 8 bands (learnt, class ids) over shaped-htb
 #                 with 8 bands: htb classes each assured 1/80 of WEB_RATE,
 #                 the rest borrowed in band order (near-strict), fq_codel
@@ -404,17 +408,33 @@ rule_set() {
 	"$CTL" -n "$SRV" set thresholds "$t" "$@" ||
 		{ say "srffctl refused $rule's thresholds $t"; exit 2; }
 }
-# variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any.
+# variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any
+# (capture=0|1 is this script's: run_capture).
 variant_on() {
 	local kv settings args=()
 	[[ $1 == *+* ]] || return 0
 	IFS=+ read -ra settings <<<"${1#*+}"
 	for kv in "${settings[@]}"; do
 		[[ $kv == ?*=?* ]] || { say "policy $1: '$kv' is not KEY=VALUE"; exit 2; }
+		[[ $kv != capture=* ]] || continue
 		args+=("${kv%%=*}" "${kv#*=}")
 		VARIANT_KEYS+=("${kv%%=*}")
 	done
-	"$CTL" -n "$SRV" set "${args[@]}" || { say "policy $1: srffctl set ${args[*]} refused"; exit 2; }
+	[ ${#args[@]} -eq 0 ] ||
+		"$CTL" -n "$SRV" set "${args[@]}" || { say "policy $1: srffctl set ${args[*]} refused"; exit 2; }
+}
+# run_capture POLICY: 1 if POLICY's runs are captured (WEB_CAPTURE, unless
+# its +capture=0|1 says otherwise), else 0.
+run_capture() {
+	local kv settings c=$CAPTURE
+	IFS=+ read -ra settings <<<"$1"
+	for kv in "${settings[@]:1}"; do
+		case $kv in
+		capture=0|capture=1) c=${kv#capture=} ;;
+		capture=*) say "policy $1: capture=0 or capture=1, not $kv"; exit 2 ;;
+		esac
+	done
+	echo "$c"
 }
 srff_neutral
 
@@ -459,10 +479,17 @@ mq_fq_codel() {
 }
 
 policy_on() {
-	[[ $1 == srff-* || $1 != *+* ]] || { say "policy $1: only srff's policies take +KEY=VALUE"; exit 2; }
+	local kv settings
+	if [[ $1 != srff-* && $1 == *+* ]]; then
+		IFS=+ read -ra settings <<<"${1#*+}"
+		for kv in "${settings[@]}"; do
+			[[ $kv == capture=* ]] ||
+				{ say "policy $1: only srff's policies take +KEY=VALUE (any takes +capture=0)"; exit 2; }
+		done
+	fi
 	if [ "$BOTTLENECK" = downstream ]; then
 		case ${1%%+*} in
-		fifo|fq_codel|cake) rtr_bottleneck "$1"; return 0 ;;
+		fifo|fq_codel|cake) rtr_bottleneck "${1%%+*}"; return 0 ;;
 		srff-ets) setup ets; srff_active ;;
 		srff-dscp-cake)
 			setup ets; srff_active
@@ -490,7 +517,7 @@ policy_on() {
 	fi
 	case ${1%%+*} in
 	fifo|fq)
-		if [ "$1" = fifo ]; then shaped_leaf "$SRV" s0 pfifo limit "$FIFO_LIMIT"
+		if [ "${1%%+*}" = fifo ]; then shaped_leaf "$SRV" s0 pfifo limit "$FIFO_LIMIT"
 		else shaped_leaf "$SRV" s0 fq; fi ;;
 	fq_codel) ip netns exec "$SRV" "$Q" install shaped-fq s0 "$RATE" >/dev/null ;;
 	cake) tc -n "$SRV" qdisc replace dev s0 root cake bandwidth "$CAKE_RATE" ;;
@@ -596,9 +623,9 @@ qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=;
 CAP_DEV=r1
 CAP_FILTER='tcp src port 80 or (tcp dst port 80 and (tcp[tcpflags] & tcp-syn != 0 or ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2) > 0))'
 CAP_RUN= CAP_CPU= CAP_NOTE=
-capture_run() {
+capture_run() {	# capture_run RUN [POLICY]
 	CAP_RUN= CAP_CPU= CAP_NOTE=
-	[ "$CAPTURE" = 1 ] || return 0
+	[ "$(run_capture "${2:-}")" = 1 ] || return 0
 	mkdir -p "$OUT/pcap"
 	capture_start "$RTR" "$CAP_DEV" "$OUT/pcap/$1.pcap" "$CAP_FILTER" || exit 1
 	CAP_RUN=$1
@@ -828,7 +855,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
-			capture_run "$run"
+			capture_run "$run" "$p"
 			tcp0=$(tcp_counters) cpu0=$(cpu_ticks)
 			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
