@@ -14,8 +14,9 @@
 #         still flow at the end.
 #  rmmod: the same traffic; srff is removed, loaded and removed again while
 #         it runs (5 rounds). Traffic must keep flowing.
-#  netns: 5 rounds of: namespaces full of queued traffic (tbf backlog) are
-#         killed and deleted; then srff is removed, which would WARN in
+#  netns: SRFF_STRESS_ROUNDS (3; tests/run-debug: 10) rounds of:
+#         namespaces full of queued traffic (tbf backlog) are killed and
+#         deleted; then srff is removed, which would WARN in
 #         kmem_cache_destroy had one flow leaked.
 # The runner fails any of these on BUG/WARNING/Oops/stall in the kernel log.
 . "$(dirname "$0")/../lib.sh"
@@ -141,7 +142,8 @@ rmmod)
 	;;
 netns)
 	srff_load
-	for i in 1 2 3 4 5; do
+	rounds=${SRFF_STRESS_ROUNDS:-3}
+	for i in $(seq "$rounds"); do
 		topology
 		traffic 60
 		wait_for 20 sh -c "ip netns exec $RTR $SRFFCTL -j stats | jq -e '.flows >= 3' >/dev/null" ||
@@ -161,7 +163,7 @@ netns)
 	# Namespaces die asynchronously; removing srff waits for them and
 	# destroys the flow cache, which complains loudly about any leak.
 	run rmmod srff || fail "rmmod after namespace deletions"
-	check "5 rounds of namespace deletion under traffic" true
+	check "$rounds rounds of namespace deletion under traffic" true
 	;;
 esac
 rm -rf "$OUT"
