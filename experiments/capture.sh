@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# experiments/capture.sh: client-side tcpdump for the experiments' guest
-# scripts (sourced; they define say and TOP).
+# experiments/capture.sh: the experiments' tcpdump, on a client's device or
+# the router's (sourced by the guest scripts; they define say and TOP).
 #
 #   capture_start NS DEV PCAP FILTER   start tcpdump, wait until it listens
 #                                      (fails if it does not); its pid is
@@ -16,14 +16,19 @@
 #                                      for the script's cleanup
 #
 # Headers only (-s 96: the analyses read lengths from the IP header, so
-# GSO super-packets count in full). In immediate mode libpcap gives each
-# frame a ring slot of the snaplen, so -B 16384 (16 MiB) holds any burst.
+# GSO super-packets count in full). Not in immediate mode and not -U: the
+# kernel stamps each frame as it takes it, however late tcpdump reads it,
+# and tcpdump then reads the ring a block at a time and writes the file a
+# buffer at a time; in immediate mode, with a write per frame, it took
+# 4-5.5 s of the guest's CPU in a 20 s run of the open-loop experiment at
+# 0.8 load, and that changed the results it timed. -B 16384 (16 MiB) holds
+# seconds of frames.
 
 SENTINEL=0x88b5
 
 capture_start() {
 	local i
-	ip netns exec "$1" tcpdump -i "$2" --immediate-mode -n -s 96 -B 16384 -U \
+	ip netns exec "$1" tcpdump -i "$2" -n -s 96 -B 16384 \
 		-w "$3" "$4 or ether proto $SENTINEL" 2>"$3.log" &
 	CAPTURE_PID=$!
 	for i in $(seq 100); do
@@ -38,7 +43,8 @@ capture_start() {
 # SIGINT alone loses the frames tcpdump has not read yet (the last ones of
 # each transfer). A sentinel frame, sent by the capture device's peer after
 # them, past netfilter and the qdisc (tests/tools/traffic.py), is in the
-# file only once they are; then tcpdump may stop. One sender serves all of
+# file only once they are, and once tcpdump has flushed its buffer (which
+# SIGUSR2 asks of it); then tcpdump may stop. One sender serves all of
 # a script's captures (a coprocess: python starts once, not per trial),
 # and every sentinel carries a tag of its own, looked for in the file.
 SENTINEL_AT='' SENTINEL_N=0
@@ -70,7 +76,8 @@ capture_stop() {
 	tag=stop-$$-$SENTINEL_N
 	if sentinel_send "$1" "$2" "$tag"; then
 		for i in $(seq 400); do
-			if grep -qaF "srff-sentinel $tag" "$3"; then
+			kill -USR2 "$CAPTURE_PID" 2>/dev/null
+			if tail -c 1048576 "$3" | grep -qaF "srff-sentinel $tag"; then
 				seen=1
 				break
 			fi

@@ -408,34 +408,41 @@ rule_set() {
 	"$CTL" -n "$SRV" set thresholds "$t" "$@" ||
 		{ say "srffctl refused $rule's thresholds $t"; exit 2; }
 }
-# variant_on POLICY: apply the +KEY=VALUE settings of POLICY, if any
-# (capture=0|1 is this script's: run_capture).
-variant_on() {
-	local kv settings args=()
-	[[ $1 == *+* ]] || return 0
-	IFS=+ read -ra settings <<<"${1#*+}"
+# policy_parse POLICY: POLICY's +KEY=VALUE settings, checked once (by
+# policy_on): srffctl's, which only srff's policies take, into POLICY_SET
+# as KEY VALUE pairs (variant_on applies them), and this script's
+# capture=0|1, which any policy takes, into POLICY_CAPTURE (WEB_CAPTURE
+# where not given; capture_run reads it).
+POLICY_SET=() POLICY_CAPTURE=$CAPTURE
+policy_parse() {
+	local kv settings=()
+	POLICY_SET=() POLICY_CAPTURE=$CAPTURE
+	[[ $1 != *+* ]] || IFS=+ read -ra settings <<<"${1#*+}"
 	for kv in "${settings[@]}"; do
-		[[ $kv == ?*=?* ]] || { say "policy $1: '$kv' is not KEY=VALUE"; exit 2; }
-		[[ $kv != capture=* ]] || continue
-		args+=("${kv%%=*}" "${kv#*=}")
-		VARIANT_KEYS+=("${kv%%=*}")
-	done
-	[ ${#args[@]} -eq 0 ] ||
-		"$CTL" -n "$SRV" set "${args[@]}" || { say "policy $1: srffctl set ${args[*]} refused"; exit 2; }
-}
-# run_capture POLICY: 1 if POLICY's runs are captured (WEB_CAPTURE, unless
-# its +capture=0|1 says otherwise), else 0.
-run_capture() {
-	local kv settings c=$CAPTURE
-	IFS=+ read -ra settings <<<"$1"
-	for kv in "${settings[@]:1}"; do
 		case $kv in
-		capture=0|capture=1) c=${kv#capture=} ;;
+		capture=0|capture=1) POLICY_CAPTURE=${kv#capture=} ;;
 		capture=*) say "policy $1: capture=0 or capture=1, not $kv"; exit 2 ;;
+		?*=?*)
+			[[ $1 == srff-* ]] ||
+				{ say "policy $1: only srff's policies take +KEY=VALUE (any takes +capture=0)"; exit 2; }
+			POLICY_SET+=("${kv%%=*}" "${kv#*=}") ;;
+		*) say "policy $1: '$kv' is not KEY=VALUE"; exit 2 ;;
 		esac
 	done
-	echo "$c"
 }
+# variant_on POLICY: apply POLICY_SET (policy_parse), if any.
+variant_on() {
+	local i
+	[ ${#POLICY_SET[@]} -gt 0 ] || return 0
+	for ((i = 0; i < ${#POLICY_SET[@]}; i += 2)); do
+		VARIANT_KEYS+=("${POLICY_SET[i]}")
+	done
+	"$CTL" -n "$SRV" set "${POLICY_SET[@]}" ||
+		{ say "policy $1: srffctl set ${POLICY_SET[*]} refused"; exit 2; }
+}
+for p in $POLICIES; do	# every policy's settings checked before any run
+	policy_parse "$p"
+done
 srff_neutral
 
 # shaped_leaf NS DEV KIND [ARGS]: tbf WEB_RATE with KIND under it.
@@ -479,14 +486,7 @@ mq_fq_codel() {
 }
 
 policy_on() {
-	local kv settings
-	if [[ $1 != srff-* && $1 == *+* ]]; then
-		IFS=+ read -ra settings <<<"${1#*+}"
-		for kv in "${settings[@]}"; do
-			[[ $kv == capture=* ]] ||
-				{ say "policy $1: only srff's policies take +KEY=VALUE (any takes +capture=0)"; exit 2; }
-		done
-	fi
+	policy_parse "$1"
 	if [ "$BOTTLENECK" = downstream ]; then
 		case ${1%%+*} in
 		fifo|fq_codel|cake) rtr_bottleneck "${1%%+*}"; return 0 ;;
@@ -609,7 +609,8 @@ qlog_start() {
 qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=; }
 
 # capture_run RUN / capture_done: tcpdump on the router's r1, headers
-# only, to OUTDIR/pcap/RUN.pcap, under WEB_CAPTURE=1: what the server sends
+# only, to OUTDIR/pcap/RUN.pcap, if the policy's runs are captured
+# (POLICY_CAPTURE: WEB_CAPTURE or its +capture=0|1): what the server sends
 # (TCP from port 80), and of what the client sends its SYNs and the
 # packets with payload (its requests; not the bulk download's ACKs, half
 # the packets and nothing fct.py reads). capture.sh's capture_start
@@ -623,9 +624,9 @@ qlog_stop() { kill "$QLOG_PID"; wait "$QLOG_PID" 2>/dev/null || true; QLOG_PID=;
 CAP_DEV=r1
 CAP_FILTER='tcp src port 80 or (tcp dst port 80 and (tcp[tcpflags] & tcp-syn != 0 or ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2) > 0))'
 CAP_RUN= CAP_CPU= CAP_NOTE=
-capture_run() {	# capture_run RUN [POLICY]
+capture_run() {	# capture_run RUN: under the policy policy_on set up last
 	CAP_RUN= CAP_CPU= CAP_NOTE=
-	[ "$(run_capture "${2:-}")" = 1 ] || return 0
+	[ "$POLICY_CAPTURE" = 1 ] || return 0
 	mkdir -p "$OUT/pcap"
 	capture_start "$RTR" "$CAP_DEV" "$OUT/pcap/$1.pcap" "$CAP_FILTER" || exit 1
 	CAP_RUN=$1
@@ -855,7 +856,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			say "[$n/$total] round $r, load $load, $p: ${SECONDS_PER}s of arrivals"
 			policy_on "$p"
 			qlog_start "$OUT/qlog/$run.jsonl"
-			capture_run "$run" "$p"
+			capture_run "$run"
 			tcp0=$(tcp_counters) cpu0=$(cpu_ticks)
 			rto_events > /dev/null
 			# A failed request is in the log and .load.json; the
