@@ -53,7 +53,10 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 	#  - a multiqueue device: every policy against fq_codel per TX queue
 	#    too (Debian's default there), in vs-fq_codel-mq/;
 	#  - timed by the router's capture: on the client's clock too, in
-	#    client-clock/ (the two clocks on the same responses).
+	#    client-clock/ (the two clocks on the same responses);
+	#  - with fq_codel's runs uncaptured too (fq_codel+capture=0), every
+	#    policy against those on the client's clock, the one both have, in
+	#    vs-uncaptured/: what the capture does to the runs it times.
 	local sub ref clock
 	while read -r sub ref clock; do
 		mkdir -p "$run/$sub"
@@ -66,7 +69,9 @@ if p.get("bottleneck") == "downstream" and "cake" in p.get("policies", []):
 if p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", []):
     print("vs-fq_codel-mq fq_codel-mq table")
 if p.get("capture_dev"):
-    print("client-clock fq_codel client")' "$run/meta.json")
+    print("client-clock fq_codel client")
+if "fq_codel+capture=0" in p.get("policies", []):
+    print("vs-uncaptured fq_codel+capture=0 client")' "$run/meta.json")
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null
