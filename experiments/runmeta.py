@@ -10,7 +10,9 @@ with a dirty flag and the modified files (tracked ones: an untracked
 results folder does not make a run dirty), the sha256 and size of the
 module that was loaded (--ko), the kernel (uname), the machine's CPUs and
 memory and whether it is a VM, the Python version, Debian package
-versions (--pkg nginx-light), every parameter (--params, a JSON object,
+versions (--pkg nginx-light; the guest scripts name qemu-system-x86 too:
+virtme-ng's guest runs on the host's root, so its dpkg knows which QEMU
+emulated it, and timings depend on it), every parameter (--params, a JSON object,
 then --set KEY=VALUE, VALUE read as JSON when it parses: 3, 0.5, "x",
 [1,2]) and the seeds (--seed NAME=N). A guest script calls it once per run:
 

@@ -4,7 +4,8 @@
 # Install what building and testing srff needs on a Debian 12 machine:
 # Debian's kernel images and headers (the guest kernels and what the module
 # builds against: Debian 12's 6.1, and Debian 13's 6.12 from
-# bookworm-backports), QEMU and busybox for virtme-ng, the tools the tests
+# bookworm-backports), QEMU (Debian 13's, from bookworm-backports too) and
+# busybox for virtme-ng, the tools the tests
 # and experiments drive, libnl for srffctl, clang for the fuzzer, DKMS (and
 # openssl, which it signs modules with) for `make install`, debhelper and
 # dh-dkms for `make deb`, Debian's kernel source and its build tools for
@@ -12,8 +13,8 @@
 # Quick and quiet when everything is already there.
 #
 # It is for test machines. It adds an apt source (bookworm-backports, pinned
-# low as Debian pins backports: only the 6.12 kernel packages are taken from
-# it), installs two kernels that a machine booting with GRUB would offer,
+# low as Debian pins backports: only the 6.12 kernel packages and QEMU are
+# taken from it), installs two kernels that a machine booting with GRUB would offer,
 # the newest by default, and test servers (nginx, vsftpd). So when anything
 # is missing it says what it will do and asks, unless told this is a
 # scratch machine (CI=true, as CI sets, or SRFF_DEPS=yes); with no terminal
@@ -22,7 +23,7 @@ set -euo pipefail
 
 PKGS=(
 	linux-image-amd64 linux-headers-amd64	# 6.1, Debian 12's
-	qemu-system-x86 busybox-static kmod
+	busybox-static kmod
 	build-essential pkg-config clang libclang-rt-14-dev dkms openssl
 	libnl-3-dev libnl-genl-3-dev
 	# make deb and tests/packaging.sh: Debian's packaging tools
@@ -55,6 +56,15 @@ bpo_pkgs() {	# the versioned image and headers backports' metapackages name
 	done
 }
 have_612() { ls -d /lib/modules/6.12.*-amd64/build >/dev/null 2>&1 && ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; }
+# QEMU 10 (bookworm-backports'), not Debian 12's 7.2: the guests run under
+# its software emulation, and the kernel suite took 40 % less time in 10.0
+# than in 7.2 on the same machine (docs/testing.md, "CI").
+QEMU_MIN=10
+have_qemu() {
+	local v
+	v=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+	[ "${v:-0}" -ge "$QEMU_MIN" ]
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -62,9 +72,11 @@ for p in "${PKGS[@]}"; do
 done
 need_612=0
 have_612 || need_612=1
+need_qemu=0
+have_qemu || need_qemu=1
 
-if [ ${#missing[@]} -gt 0 ] || [ "$need_612" = 1 ]; then
-	echo "deps: this machine lacks: ${missing[*]}${missing[*]:+ }$([ "$need_612" = 1 ] && echo "the 6.12 kernel (bookworm-backports)")" >&2
+if [ ${#missing[@]} -gt 0 ] || [ "$need_612" = 1 ] || [ "$need_qemu" = 1 ]; then
+	echo "deps: this machine lacks: ${missing[*]}${missing[*]:+ }$([ "$need_612" = 1 ] && echo "the 6.12 kernel (bookworm-backports) ")$([ "$need_qemu" = 1 ] && echo "QEMU $QEMU_MIN+ (bookworm-backports)")" >&2
 	ok=${SRFF_DEPS:-}
 	[ "${CI:-}" = true ] && [ -z "$ok" ] && ok=yes
 	if [ -z "$ok" ] && [ -t 0 ]; then
@@ -72,9 +84,9 @@ if [ ${#missing[@]} -gt 0 ] || [ "$need_612" = 1 ]; then
 		deps: srff's tests need them. Installing them is meant for a test machine:
 		  - apt-get install of the packages above (nginx and vsftpd are stopped
 		    and disabled again if this installs them),
-		  - an apt source for bookworm-backports ($BPO_SOURCE) and Debian's
-		    6.12 kernel image and headers from it: with GRUB, the newest
-		    kernel becomes the default at the next boot.
+		  - an apt source for bookworm-backports ($BPO_SOURCE), Debian's
+		    6.12 kernel image and headers from it (with GRUB, the newest
+		    kernel becomes the default at the next boot) and its QEMU.
 		EOF
 		read -r -p "deps: go ahead? [y/N] " ans
 		case $ans in [yY]*) ok=yes ;; *) ok=no ;; esac
@@ -97,7 +109,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-if [ "$need_612" = 1 ]; then
+bpo_source() {	# add the bookworm-backports source, once
+	[ -z "${bpo_ready:-}" ] || return 0
 	if [ ! -e "$BPO_SOURCE" ]; then
 		# The mirror the machine already uses for bookworm.
 		uris=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
@@ -113,11 +126,21 @@ if [ "$need_612" = 1 ]; then
 		EOF
 	fi
 	$SUDO apt-get update -qq
+	bpo_ready=1
+}
+if [ "$need_612" = 1 ]; then
+	bpo_source
 	mapfile -t bpo < <(bpo_pkgs)
 	[ ${#bpo[@]} -eq 2 ] || { echo "deps: bookworm-backports offers no linux-image-amd64/linux-headers-amd64" >&2; exit 1; }
 	echo "deps: installing ${bpo[*]} (bookworm-backports)" >&2
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${bpo[@]}" >/dev/null
 	have_612 || { echo "deps: ${bpo[*]} installed, but no 6.12 image with headers found" >&2; exit 1; }
+fi
+if [ "$need_qemu" = 1 ]; then
+	bpo_source
+	echo "deps: installing qemu-system-x86 (bookworm-backports)" >&2
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports qemu-system-x86 >/dev/null
+	have_qemu || { echo "deps: qemu-system-x86 installed from bookworm-backports, but not QEMU $QEMU_MIN+" >&2; exit 1; }
 fi
 # vsftpd and nginx are started by the experiments inside namespaces, not
 # as system services. Debian starts a service when its package is installed:
