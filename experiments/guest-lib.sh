@@ -37,15 +37,9 @@
 #                        fifteen thresholds fixed, twice apart from 16 KiB
 #                        to 256 MiB (experiments/band_study.py's ladder)
 
-# SRFF_XTRACE=FILE (the tests' knob, tests/lib.sh): the sourcing script's
-# trace from here on, timestamped, appended to FILE, for
-# tests/tools/xtrace-profile.
-if [ -n "${SRFF_XTRACE:-}" ]; then
-	exec {SRFF_XTRACE_FD}>>"$SRFF_XTRACE"
-	BASH_XTRACEFD=$SRFF_XTRACE_FD
-	PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '
-	set -x
-fi
+# SRFF_XTRACE=FILE (the tests' knob): the sourcing script's trace.
+# shellcheck source=scripts/xtrace.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/xtrace.sh"
 
 rotate() {
 	local k=$1; shift

@@ -5,14 +5,10 @@
 # Exit codes: 0 pass, 1 fail, 4 skip.
 
 set -u
-# SRFF_XTRACE=FILE appends a timestamped trace of every command to FILE
-# (where a test's time goes: tests/tools/xtrace-profile FILE).
-if [ -n "${SRFF_XTRACE:-}" ]; then
-	exec {SRFF_XTRACE_FD}>>"$SRFF_XTRACE"
-	BASH_XTRACEFD=$SRFF_XTRACE_FD
-	PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '
-	set -x
-fi
+# SRFF_XTRACE=FILE: a timestamped trace of every command (where a test's
+# time goes).
+# shellcheck source=scripts/xtrace.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/xtrace.sh"
 ksft_pass=0
 ksft_fail=1
 ksft_skip=4
