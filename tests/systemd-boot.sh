@@ -349,7 +349,8 @@ for k in "$@"; do
 		echo "# booting $k with systemd as init (1-3 min under emulation)"
 		mount_root
 		start=$SECONDS
-		PATH=$venv/bin:$PATH timeout $((limit * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
+		# (scripts/virtme first: the root over 9p with a cache, as scripts/vm.)
+		PATH=$top/scripts/virtme:$venv/bin:$PATH timeout $((limit * scale)) "$venv/bin/vng" --run "/boot/vmlinuz-$k" \
 			--root "$root" "${accel[@]}" --systemd --verbose --memory 2G --cpus "${SRFF_VM_CPUS:-2}" --network user \
 			--rwdir "$top=$top" --cwd "$root$top" \
 			--exec "SRFF_TIMEOUT_SCALE=$scale tests/systemd-boot.sh $mode" \
