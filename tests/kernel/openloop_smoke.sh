@@ -52,8 +52,9 @@ run $PY "$TOP/experiments/fct.py" table "$out" || fail "fct.py table"
 # by its address and port (three addresses here), and each took one
 # client-side delay less there than the client saw (its SYN or request
 # reached r1 after its netem): the median per round trip within 5 ms below
-# and 100 ms above it (the client's Python in the emulated guest is late:
-# by 30 to 80 ms, from boot to boot).
+# and 500 ms above it (the client's Python in the emulated guest is late:
+# by 30 to 180 ms, from boot to boot; responses matched to the wrong
+# packets show as a gap below one netem delay, or far above it).
 check "meta.json: captured on the router's r1" holds '.params.capture_dev == "r1"' "$out/meta.json"
 check "every run and the idle baseline captured" \
 	test -s "$out/pcap/idle-1.pcap" -a -s "$out/pcap/fifo@0.5-1.pcap" -a -s "$out/pcap/$V@0.5-1.pcap"
@@ -79,7 +80,7 @@ check "every response and idle request timed by the router's capture" \
 	"$out/clocks.txt"
 for d in 2 20 80; do
 	check "  client's clock less the router's, median at ${d}ms: one netem delay" \
-		awk -v d="$d" '$1 == "gap" && $2 == d "ms" { ok = $3 * 1000 >= d - 5 && $3 * 1000 <= d + 100 }
+		awk -v d="$d" '$1 == "gap" && $2 == d "ms" { ok = $3 * 1000 >= d - 5 && $3 * 1000 <= d + 500 }
 			END { exit !ok }' "$out/clocks.txt"
 done
 run $PY "$TOP/experiments/qlog.py" table "$out" || fail "qlog.py table"
