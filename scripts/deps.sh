@@ -57,8 +57,7 @@ bpo_pkgs() {	# the versioned image and headers backports' metapackages name
 }
 have_612() { ls -d /lib/modules/6.12.*-amd64/build >/dev/null 2>&1 && ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; }
 # QEMU 10 (bookworm-backports'), not Debian 12's 7.2: the guests run under
-# its software emulation, and the kernel suite took 40 % less time in 10.0
-# than in 7.2 on the same machine (docs/testing.md, "CI").
+# its software emulation, which 10 does faster (docs/testing.md).
 QEMU_MIN=10
 have_qemu() {
 	local v
