@@ -317,14 +317,34 @@ def _ci(values):
     return [quantile(s, 0.025), quantile(s, 0.975)]
 
 
+_STRATA = {}
+
+
+def _strata(keys):
+    """keys, (run, round) pairs, split by run: the boots of a pooled
+    report, each its own stratum (one stratum for one boot)."""
+    t = tuple(keys)
+    s = _STRATA.get(t)
+    if s is None:
+        by = {}
+        for k in keys:
+            by.setdefault(k[0] if isinstance(k, tuple) else None, []).append(k)
+        s = _STRATA[t] = list(by.values())
+    return s
+
+
 def _draw(rng, keys):
     """One resample of the rounds: {round: how many times drawn}, in the
-    order first drawn (as collections.Counter would give it, faster)."""
+    order first drawn (as collections.Counter would give it, faster).
+    Rounds of several boots are drawn within their boot: each resample
+    keeps every boot's number of rounds, so a boot with more rounds does
+    not stand in for another."""
     mult = {}
     choice = rng.choice
-    for _ in keys:
-        k = choice(keys)
-        mult[k] = mult.get(k, 0) + 1
+    for stratum in _strata(keys):
+        for _ in stratum:
+            k = choice(stratum)
+            mult[k] = mult.get(k, 0) + 1
     return mult
 
 
@@ -356,6 +376,17 @@ def bootstrap_ratio(a, b, stat, boot, rng):
         if x is not None and y:
             out.append(x / y)
     return paired, _ci(out)
+
+
+def _boot_ratio(a, b, stat, run):
+    """stat(a) / stat(b) over one boot's rounds (None where either has
+    none, or either is not a delay)."""
+    ma = {k: 1 for k in a.keys if k[0] == run}
+    mb = {k: 1 for k in b.keys if k[0] == run}
+    if not ma or not mb:
+        return None
+    x, y = a.stat(stat, ma), b.stat(stat, mb)
+    return x / y if x is not None and y and y > 0 and x >= 0 else None
 
 
 def _rng(seed, *key):
@@ -429,6 +460,16 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
     idle_rows = [r for r in rows if r["kind"] == IDLE_KIND]
     rows = [r for r in rows if r["kind"] != IDLE_KIND]
     base = IdleBaseline(idle_rows) if idle_rows else None
+    # Several boots pooled (fct.py report RUN RUN...): each response is
+    # judged against its own boot's idle baseline, and each boot's ratio
+    # is given beside the pooled one (boots disagree by more than their
+    # rounds do).
+    boots = sorted({r["run"] for r in rows if r["kind"] != IDLE_KIND})
+    bases = {}
+    if len(boots) > 1 and idle_rows:
+        for b in boots:
+            mine = [r for r in idle_rows if r["run"] == b]
+            bases[b] = IdleBaseline(mine) if mine else None
     xlabels = bin_label(excess_edges)
     xsmall = bin_label(excess_edges[1:2])[0]
     rtts = sorted({r.get("rtt") for r in rows if r.get("rtt")}, key=rtt_seconds)
@@ -461,7 +502,8 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
             g = groups[(r["policy"], r["load"], lab)]
             g["fct"][key].append(r["fct"])
             g["slowdown"][key].append(r["fct"] / ideal)
-        alone = base(r["size"], r["nth"], r.get("rtt"), r.get("clock", "client")) if base else None
+        b = bases.get(r["run"], base) if bases else base
+        alone = b(r["size"], r["nth"], r.get("rtt"), r.get("clock", "client")) if b else None
         if alone is not None:
             xb, d = size_bin(r["size"], excess_edges), r["fct"] - alone
             for lab in (xlabels[xb], xsmall if r["size"] < excess_edges[1] else None, "all"):
@@ -479,7 +521,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                      "sizes": {IdleBaseline.label(k): len(c) for k, c in base.curves.items()},
                      "curves": {IdleBaseline.label(k): c for k, c in base.curves.items()}}
                     if base else None),
-           "excess": [], "excess_ratios": [],
+           "excess": [], "excess_ratios": [], "boots": boots if len(boots) > 1 else [],
            "kinds": sorted({r["kind"] for r in rows if r["kind"] != "bulk"}),
            "clocks": dict(sorted(collections.Counter(
                r.get("clock", "client") for r in rows if r["kind"] != "bulk").items()))}
@@ -550,6 +592,9 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                     e["paired"], e[st + "_ratio_ci"] = (
                         bootstrap_ratio(a, b, st, boot, _rng(seed, "xratio", p, ld, lab, st))
                         if e[st + "_ratio"] is not None else (a.keys == b.keys, None))
+                    if out["boots"]:
+                        e[st + "_ratio_boots"] = [_boot_ratio(a, b, st, run)
+                                                  for run in out["boots"]]
                 out["excess_ratios"].append(e)
     persec = per_second_goodput(prog)
     for p in policies:
@@ -797,15 +842,24 @@ def targets(s, policies=None):
         "met or missed on the point estimate)" % (p, ref, bins["small"], bins["large"])))
 
 
-def _ratio_cell(v, ci):
-    """A ratio with its CI, and "no difference" where the CI holds 1."""
+def _ratio_cell(v, ci, boots=None):
+    """A ratio with its CI, and "no difference" where the CI holds 1.
+    With several boots pooled, each boot's ratio follows, and where the
+    CI excludes 1 but a boot's ratio is on the other side of 1 (or
+    missing), "boots disagree": a difference is claimed only where
+    every boot shows it."""
     if v is None:
         return "-"
     txt = "%.2f" % v
     if ci:
         txt += " [%.2f, %.2f]" % tuple(ci)
+    if boots:
+        txt += " (boots %s)" % ", ".join("-" if x is None else "%.2f" % x for x in boots)
+    if ci:
         if ci[0] <= 1 <= ci[1]:
             txt += " no difference"
+        elif boots and not all(x is not None and (x < 1) == (v < 1) and x != 1 for x in boots):
+            txt += " boots disagree"
     return txt
 
 
@@ -836,8 +890,10 @@ def excess_table(s):
             e["load"], e["policy"], e["bin"], e["n"],
             _fmt(e["p50"], e["p50_ci"], 1e3), _fmt(e["p99"], e["p99_ci"], 1e3),
             _fmt(e["mean"], e["mean_ci"], 1e3),
-            _ratio_cell(r.get("mean_ratio"), r.get("mean_ratio_ci")) if r else "",
-            _ratio_cell(r.get("p99_ratio"), r.get("p99_ratio_ci")) if r else ""))
+            _ratio_cell(r.get("mean_ratio"), r.get("mean_ratio_ci"), r.get("mean_ratio_boots"))
+            if r else "",
+            _ratio_cell(r.get("p99_ratio"), r.get("p99_ratio_ci"), r.get("p99_ratio_boots"))
+            if r else ""))
     idle = s["idle"]
     scaled = s.get("edge_scale", 1.0)
     clocks = s.get("clocks", {})
@@ -845,15 +901,22 @@ def excess_table(s):
     if set(clocks) - {"client"}:
         timed = ". Timed by %s" % ", ".join("%s (%d responses)" % (CLOCK_TEXT.get(c, c), n)
                                             for c, n in clocks.items())
+    boots = s.get("boots") or []
+    pooled = ""
+    if boots:
+        pooled = (" Pooled over %d boots (%s), each response judged against its own boot's "
+                  "idle baseline, rounds resampled within their boot; each boot's ratio in "
+                  "brackets after the CI, and \"boots disagree\" where the CI excludes 1 but "
+                  "a boot's ratio does not agree." % (len(boots), ", ".join(boots)))
     return ("Delay in excess of the idle link's: each response's FCT less what its size took "
             "alone on the idle link (the idle baseline: %d requests, of %s; medians, linear "
             "in size between them)%s%s. 95 %% CIs from %d bootstrap resamples of whole rounds; "
-            "ratios against %s, \"no difference\" where the CI holds 1.\n\n" % (
+            "ratios against %s, \"no difference\" where the CI holds 1.%s\n\n" % (
                 idle["requests"], " and ".join(
                     "%d size%s on %s connections%s" % ((n, "s" * (n != 1)) + _kind_at(k))
                     for k, n in idle["sizes"].items()),
                 " (bins of the unscaled sizes: edges x %g)" % scaled if scaled != 1.0 else "",
-                timed, s["boot"], s["ref"]) + "\n".join(out) + "\n")
+                timed, s["boot"], s["ref"], pooled) + "\n".join(out) + "\n")
 
 
 # The defaults issue's targets (issue 32) and guard rails, against the
@@ -928,7 +991,7 @@ def load_summary(loads, policies=None):
     cells = collections.defaultdict(lambda: collections.defaultdict(list))
     order = list(policies or [])
     for name, m in loads.items():
-        mt = re.match(r"^(?P<policy>.+)@(?P<load>[0-9.]+)-\d+$", name)
+        mt = re.match(r"^(?:[^/]*/)?(?P<policy>[^/]+)@(?P<load>[0-9.]+)-\d+$", name)
         if not mt or "offered_load" not in m:
             continue
         if mt["policy"] not in order:
@@ -1044,7 +1107,9 @@ def cmd_report(a):
         r, p, lo, pa = load_input(i)
         rows += r
         prog += p
-        loads.update(lo)
+        # Several boots: their logs' names are the same ("fq_codel@0.6-1").
+        boot = r[0]["run"] + "/" if len(a.input) > 1 and r else ""
+        loads.update((boot + k, v) for k, v in lo.items())
         params = params or pa
     if not rows:
         sys.exit("fct: no requests in %s" % " ".join(a.input))

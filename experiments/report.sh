@@ -16,6 +16,8 @@
 #            (learning.tsv.xz, learning.json) -> learning.md,
 #            learning-summary.md
 #   bands/   (results.tsv) -> table.md
+#   boots-*/ (boots.txt: open-*/ folders of one configuration) -> the
+#            open-*/ reports of those boots pooled (report_boots)
 #   bench/results/*/ (guest.tsv, probe_gc, probe_busy, native*.txt,
 #            netns-mem.txt, meta.json) -> guest.txt, report.md
 # then the include blocks of docs/experiments.md, docs/thresholds.md and
@@ -32,11 +34,18 @@ if [ $# -eq 0 ]; then
 		[ -e "$d/meta.json" ] && [ -e "$d/transfers.csv" -o -e "$d/requests.csv.xz" -o -e "$d/requests.csv.gz" ] &&
 			set -- "$@" "$d"
 	done
+	for d in experiments/results/boots-*/; do
+		[ -e "$d/boots.txt" ] && set -- "$@" "$d"
+	done
 fi
 [ $# -gt 0 ] && [ -d "$1" ] || { echo "report: no results folder (run experiments/openloop.sh)" >&2; exit 1; }
 # report_one RUN: one folder's tables and plots.
 report_one() {
 	local run=$1 rtt
+	if [ -e "$run/boots.txt" ]; then
+		report_boots "$run"
+		return
+	fi
 	if [ -e "$run/transfers.csv" ]; then
 		echo "=== $run" >&2
 		/usr/bin/python3 experiments/analyze.py --tables "$run" >/dev/null
@@ -76,6 +85,31 @@ if "fq_codel+capture=0" in p.get("policies", []):
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null
 	[ ! -e "$run/dscp.csv.xz" ] || /usr/bin/python3 experiments/dscp.py report "$run" --out "$run" >/dev/null
+}
+# report_boots DIR: boots of one configuration pooled. DIR/boots.txt names
+# the open-*/ folders (one a line, under experiments/results/; # starts a
+# comment); DIR gets their excess.md, headline.md and the rest, every
+# response judged against its own boot's idle baseline, rounds resampled
+# within their boot, each boot's ratio shown (fct.py report RUN RUN...).
+# The slowdowns' ideal FCT takes the boots' mean idle round trip.
+report_boots() {
+	local dir=$1 rtt
+	local -a members=()
+	mapfile -t members < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
+		-e 's|^|experiments/results/|' "$dir/boots.txt")
+	[ "${#members[@]}" -ge 2 ] || { echo "report: $dir/boots.txt: name two folders or more" >&2; return 1; }
+	rtt=$(python3 -c 'import json, sys
+rt = [json.load(open(d + "/meta.json"))["params"].get("rtt_idle_s", 0) for d in sys.argv[1:]]
+def cfg(d):
+    m = json.load(open(d + "/meta.json"))
+    return dict({k: v for k, v in m["params"].items() if k != "rtt_idle_s"},
+                kernel=m["machine"]["kernel"])
+if any(cfg(d) != cfg(sys.argv[1]) for d in sys.argv[2:]):
+    sys.exit("report: %s: not one configuration (their kernel or parameters differ)"
+             % " ".join(sys.argv[1:]))
+print(round(sum(rt) / len(rt), 6))' "${members[@]}") || return 1
+	echo "=== $dir (${#members[@]} boots, mean idle RTT ${rtt}s)" >&2
+	/usr/bin/python3 experiments/fct.py report "${members[@]}" --rtt "$rtt" --out "$dir" >/dev/null
 }
 # The folders are independent: REPORT_JOBS (default: the CPUs) at a time,
 # each one's output shown whole, in the order given; any failure fails.

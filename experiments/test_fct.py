@@ -499,6 +499,45 @@ def test_excess_says_no_difference_and_leaves_no_baseline_alone():
     assert fct.excess_table(s) == "" and fct.defaults_targets(s) == ""
 
 
+def test_pooled_boots_own_baselines_strata_and_disagreement():
+    """Two boots pooled (fct.py report RUN RUN): each response is judged
+    against its own boot's idle baseline, a resample keeps each boot's
+    rounds, every boot's ratio is shown, and a ratio whose CI excludes 1
+    but one boot does not share is "boots disagree", not a win."""
+    def idle(run, f):
+        return [dict(r, run=run) for r in idle_rows([(1000, f)])]
+    rows = idle("b1", 0.040) + idle("b2", 0.080)
+    for r in (1, 2, 3, 4):
+        # Boot 1: "a" waits 10 ms beyond its idle link, "ref" 40 ms (0.25x).
+        # Boot 2, idle 80 ms: "a" waits 30 ms, "ref" 20 ms (1.5x).
+        rows += [row("a", r, 0.050, size=1000, run="b1"), row("ref", r, 0.080, size=1000, run="b1"),
+                 row("a", r, 0.110, size=1000, run="b2"), row("ref", r, 0.100, size=1000, run="b2")]
+    s = fct.summarise(rows, [], 8e6, 0.01, ref="ref", boot=200)
+    assert s["boots"] == ["b1", "b2"]
+    x = {(e["policy"], e["bin"]): e for e in s["excess"]}
+    # Against each boot's own baseline: (10 + 30) / 2 and (40 + 20) / 2 ms.
+    assert x[("a", "< 10 KB")]["mean"] == pytest.approx(0.020)
+    assert x[("ref", "< 10 KB")]["mean"] == pytest.approx(0.030)
+    r = next(e for e in s["excess_ratios"] if e["bin"] == "< 10 KB")
+    assert r["mean_ratio_boots"] == [pytest.approx(0.25), pytest.approx(1.5)]
+    # Every round alike within a boot, drawn within its boot: no spread.
+    assert r["mean_ratio_ci"] == [pytest.approx(2 / 3), pytest.approx(2 / 3)]
+    line = next(ln for ln in fct.excess_table(s).splitlines()
+                if ln.startswith("| 0.5 | a | < 10 KB |"))
+    assert "0.67 [0.67, 0.67] (boots 0.25, 1.50) boots disagree" in line
+    assert "Pooled over 2 boots (b1, b2)" in fct.excess_table(s)
+    # Strata: a resample of 4 + 2 rounds keeps 4 of one and 2 of the other.
+    keys = [("b1", k) for k in range(4)] + [("b2", k) for k in range(2)]
+    rng = random.Random(3)
+    for _ in range(50):
+        m = fct._draw(rng, keys)
+        assert sum(n for k, n in m.items() if k[0] == "b1") == 4
+        assert sum(n for k, n in m.items() if k[0] == "b2") == 2
+    # Boots that agree: the claim stands.
+    assert fct._ratio_cell(0.5, [0.4, 0.6], [0.45, 0.55]) == "0.50 [0.40, 0.60] (boots 0.45, 0.55)"
+    assert fct._ratio_cell(0.9, [0.8, 1.1], [0.7, 1.2]).endswith("no difference")
+
+
 def test_excess_ratio_needs_two_delays():
     """A policy whose responses beat the idle baseline on average (kept-alive
     connections under load keep their window, the baseline's restarts) has a
