@@ -6,6 +6,6 @@
 if [ -n "${SRFF_XTRACE:-}" ]; then
 	exec {SRFF_XTRACE_FD}>>"$SRFF_XTRACE"
 	BASH_XTRACEFD=$SRFF_XTRACE_FD
-	PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '
+	PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]+${BASH_SOURCE[0]##*/}}:${LINENO} '
 	set -x
 fi
