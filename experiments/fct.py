@@ -20,6 +20,13 @@
         load each run carried) and DIR/defaults.md (issue 32's targets on
         it), DIR/summary.json and, if
         matplotlib is installed, DIR/fct_cdf.png and DIR/bulk_goodput.png.
+        Several RUN_DIRs, boots of one configuration: pooled, each response
+        judged against its own boot's idle baseline, rounds resampled
+        within their boot, each boot's ratio beside the pooled one
+        (experiments/report.sh's boots-*/ folders).
+  fct.py compact RUN_DIR
+        drop fct_client (below) from RUN_DIR/requests.csv.xz: a third of
+        the file (openloop.sh with WEB_CLIENT_CLOCK=0).
 
 The table has one line per request: run, round, policy, load ("closed"
 for closed-loop clients), kind (short, keepalive, bulk), nth (the
@@ -78,6 +85,7 @@ percentile, seconds with none; and the longest stall of any transfer.
 import argparse
 import bisect
 import collections
+import csv
 import json
 import math
 import os
@@ -1101,6 +1109,24 @@ def cmd_table(a):
           (len(rows), len(kept), len(prog), len(loads), out))
 
 
+def cmd_compact(a):
+    """A table the router's capture timed, less the client's clock beside
+    it (fct_client): a third of requests.csv.xz, kept only to set the two
+    clocks side by side (docs/experiments.md, "The two clocks")."""
+    path = tabfile.find(a.run_dir, "requests.csv")
+    if not path or not path.endswith(".xz"):
+        sys.exit("fct: no requests.csv.xz in %s" % a.run_dir)
+    with tabfile.open_text(path) as f:
+        cols = next(csv.reader(f))
+    if "fct_client" not in cols:
+        print("fct: %s keeps one clock already" % path)
+        return
+    rows = tabfile.read_csv(path)
+    cols.remove("fct_client")
+    tabfile.write_csv(path, cols, ({c: r[c] for c in cols} for r in rows))
+    print("fct: %s: dropped the client's clock of %d requests" % (path, len(rows)))
+
+
 def cmd_report(a):
     rows, prog, loads, params = [], [], {}, {}
     for i in a.input:
@@ -1167,6 +1193,9 @@ def main(argv=None):
     t = sub.add_parser("table", help="a run's logs -> requests.csv.xz, bulk.csv.xz, loads.json.xz")
     t.add_argument("run_dir")
     t.add_argument("-o", help="output directory (default RUN_DIR)")
+    c = sub.add_parser("compact", help="drop the client's clock from a table the router's "
+                       "capture timed (RUN_DIR/requests.csv.xz)")
+    c.add_argument("run_dir")
     r = sub.add_parser("report", help="tables, summary.json and plots")
     r.add_argument("input", nargs="+")
     r.add_argument("--rate", help="bottleneck as tc writes it (default: params.json's)")
@@ -1184,7 +1213,7 @@ def main(argv=None):
                    "kept it beside the capture's (fct_client)")
     r.add_argument("--out")
     a = p.parse_args(argv)
-    (cmd_table if a.cmd == "table" else cmd_report)(a)
+    {"table": cmd_table, "compact": cmd_compact, "report": cmd_report}[a.cmd](a)
 
 
 if __name__ == "__main__":

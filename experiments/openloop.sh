@@ -44,6 +44,9 @@ rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" -eq 0 ] || { echo "openloop: the guest run failed (see above)" >&2; exit 1; }
 /usr/bin/python3 experiments/fct.py table "$run"
+# WEB_CLIENT_CLOCK=0: where the router's capture timed the responses, the
+# table keeps only its clock (the client's is a third of the file).
+[ "${WEB_CLIENT_CLOCK:-1}" = 1 ] || /usr/bin/python3 experiments/fct.py compact "$run"
 /usr/bin/python3 experiments/qlog.py table "$run"
 # The captures of runs that mark code points (srff-dscp-*) -> the code
 # points per offset, dscp.csv.xz. (fct.py table timed the responses from

@@ -9,7 +9,8 @@
 #            loads.json too) -> tables.md, targets.md, queues.md,
 #            headline.md, tcp.md, learnt.md, summary.json, fct_cdf*.png,
 #            bulk_goodput.png; where the router's capture timed the
-#            responses, the same on the client's clock in client-clock/
+#            responses and the table kept the client's clock too, the same on
+#            that clock in client-clock/
 #   ftp-*/   (transfers.csv, series.csv.gz, params.json) -> table.md,
 #            report.md, results.json, response_times.png, throughput.png
 #   thresholds/ (results.tsv.xz, params.json) -> tables.md, summary.md;
@@ -61,7 +62,7 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 	#    own tins too, in vs-cake/;
 	#  - a multiqueue device: every policy against fq_codel per TX queue
 	#    too (Debian's default there), in vs-fq_codel-mq/;
-	#  - timed by the router's capture: on the client's clock too, in
+	#  - timed by the router's capture, the client's clock kept: on that clock too, in
 	#    client-clock/ (the two clocks on the same responses);
 	#  - with fq_codel's runs uncaptured too (fq_codel+capture=0), every
 	#    policy against those on the client's clock, the one both have, in
@@ -72,15 +73,17 @@ print(json.load(open(sys.argv[1]))["params"].get("rtt_idle_s", 0))' "$run/meta.j
 		/usr/bin/python3 experiments/fct.py report "$run" --rtt "$rtt" --out "$run/$sub" --ref "$ref" \
 			--clock "$clock" >/dev/null
 	done < <(python3 -c 'import json, sys
+sys.path.insert(0, "experiments")
+from tabfile import find, open_text
 p = json.load(open(sys.argv[1]))["params"]
 if p.get("bottleneck") == "downstream" and "cake" in p.get("policies", []):
     print("vs-cake cake table")
 if p.get("bottleneck") == "mq" and "fq_codel-mq" in p.get("policies", []):
     print("vs-fq_codel-mq fq_codel-mq table")
-if p.get("capture_dev"):
+if p.get("capture_dev") and "fct_client" in open_text(find(sys.argv[2], "requests.csv")).readline():
     print("client-clock fq_codel client")
 if "fq_codel+capture=0" in p.get("policies", []):
-    print("vs-uncaptured fq_codel+capture=0 client")' "$run/meta.json")
+    print("vs-uncaptured fq_codel+capture=0 client")' "$run/meta.json" "$run")
 	/usr/bin/python3 experiments/qlog.py report "$run" --out "$run"
 	/usr/bin/python3 experiments/tcpstats.py "$run" --out "$run" >/dev/null
 	/usr/bin/python3 experiments/learnt.py "$run" --out "$run" >/dev/null

@@ -196,6 +196,14 @@ def test_table_timed_by_the_router_capture(tmp_path):
               "--out", str(tmp_path / "cc")])
     s = json.load(open(tmp_path / "cc" / "summary.json"))["summary"]
     assert s["clocks"] == {"client": 3}
+    # compact: the router's clock alone, every other column as it was;
+    # twice is once.
+    before = fct.read_csv(str(run / "requests.csv.xz"))
+    for _ in range(2):
+        fct.main(["compact", str(run)])
+    after = fct.read_csv(str(run / "requests.csv.xz"))
+    assert [dict(r, fct_client=None) for r in before] == [dict(r, fct_client=None) for r in after]
+    assert all("fct_client" not in r for r in after)
     # Without capture_dev the same capture is a client-side one.
     (run / "meta.json").write_text(json.dumps({"params": {"rate": "8mbit"}}))
     rows, _, _ = fct.build_table(str(run))
