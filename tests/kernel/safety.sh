@@ -950,12 +950,11 @@ smaller)
 	kill_bg
 
 	log "(d) a long flush does not hold up other requests (parallel_ops)"
-	# 15 000 flows make a flush run for seconds under emulation (the table
-	# grows with them, to 16 Ki buckets; hash_buckets is only its ceiling,
-	# so it no longer makes an empty table long to walk).
-	# 40000 flows (the guest's RAM allows 32768 a namespace by default):
-	# under QEMU 10, with 15000 the watcher below caught X half flushed
-	# only twice; with 40000, 55 times (the flush took 0.5 s either way).
+	# 40 000 flows make a flush long enough for the watcher below to catch
+	# X half flushed many times: under QEMU 10 it did 55 times, with 15 000
+	# flows only twice. max_flows: the guest's RAM allows 32 768 a
+	# namespace by default. (The table grows with its flows; hash_buckets
+	# is only its ceiling, so it does not make an empty table long to walk.)
 	srff_load hash_buckets=16777216 max_flows=65536 idle_timeout_ms=600000 gc_interval_ms=60000
 	check "hash_buckets=16777216 (the maximum) loads" grep -q '^srff ' /proc/modules
 	setup_ns X
