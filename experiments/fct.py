@@ -273,6 +273,7 @@ class Rounds:
 
     def __init__(self, by_round):
         self.keys = sorted(k for k, v in by_round.items() if v)
+        self.strata = _strata(self.keys)
         self.sorted = {k: sorted(by_round[k]) for k in self.keys}
         self.sums = {k: math.fsum(by_round[k]) for k in self.keys}
         self.all = sorted(v for k in self.keys for v in self.sorted[k])
@@ -325,31 +326,24 @@ def _ci(values):
     return [quantile(s, 0.025), quantile(s, 0.975)]
 
 
-_STRATA = {}
-
-
 def _strata(keys):
     """keys, (run, round) pairs, split by run: the boots of a pooled
     report, each its own stratum (one stratum for one boot)."""
-    t = tuple(keys)
-    s = _STRATA.get(t)
-    if s is None:
-        by = {}
-        for k in keys:
-            by.setdefault(k[0] if isinstance(k, tuple) else None, []).append(k)
-        s = _STRATA[t] = list(by.values())
-    return s
+    by = {}
+    for k in keys:
+        by.setdefault(k[0] if isinstance(k, tuple) else None, []).append(k)
+    return list(by.values())
 
 
-def _draw(rng, keys):
-    """One resample of the rounds: {round: how many times drawn}, in the
-    order first drawn (as collections.Counter would give it, faster).
-    Rounds of several boots are drawn within their boot: each resample
-    keeps every boot's number of rounds, so a boot with more rounds does
-    not stand in for another."""
+def _draw(rng, strata):
+    """One resample of the rounds (Rounds.strata): {round: how many times
+    drawn}, in the order first drawn (as collections.Counter would give
+    it, faster). Rounds of several boots are drawn within their boot: each
+    resample keeps every boot's number of rounds, so a boot with more
+    rounds does not stand in for another."""
     mult = {}
     choice = rng.choice
-    for stratum in _strata(keys):
+    for stratum in strata:
         for _ in stratum:
             k = choice(stratum)
             mult[k] = mult.get(k, 0) + 1
@@ -363,7 +357,7 @@ def bootstrap(rounds, stat, boot, rng):
         return None
     out = []
     for _ in range(boot):
-        mult = _draw(rng, keys)
+        mult = _draw(rng, rounds.strata)
         v = rounds.stat(stat, mult)
         if v is not None:
             out.append(v)
@@ -378,23 +372,29 @@ def bootstrap_ratio(a, b, stat, boot, rng):
         return paired, None
     out = []
     for _ in range(boot):
-        ma = _draw(rng, a.keys)
-        mb = ma if paired else _draw(rng, b.keys)
+        ma = _draw(rng, a.strata)
+        mb = ma if paired else _draw(rng, b.strata)
         x, y = a.stat(stat, ma), b.stat(stat, mb)
         if x is not None and y:
             out.append(x / y)
     return paired, _ci(out)
 
 
+def _delay_ratio(x, y):
+    """x / y where both are delays, else None: on kept-alive connections a
+    loaded one can beat the idle baseline's, whose window restarts after
+    idle, and a negative "ratio" would pass any bound."""
+    return x / y if x is not None and y and y > 0 and x >= 0 else None
+
+
 def _boot_ratio(a, b, stat, run):
-    """stat(a) / stat(b) over one boot's rounds (None where either has
-    none, or either is not a delay)."""
+    """_delay_ratio of stat(a) and stat(b) over one boot's rounds (None
+    where either has none)."""
     ma = {k: 1 for k in a.keys if k[0] == run}
     mb = {k: 1 for k in b.keys if k[0] == run}
     if not ma or not mb:
         return None
-    x, y = a.stat(stat, ma), b.stat(stat, mb)
-    return x / y if x is not None and y and y > 0 and x >= 0 else None
+    return _delay_ratio(a.stat(stat, ma), b.stat(stat, mb))
 
 
 def _rng(seed, *key):
@@ -472,7 +472,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
     # judged against its own boot's idle baseline, and each boot's ratio
     # is given beside the pooled one (boots disagree by more than their
     # rounds do).
-    boots = sorted({r["run"] for r in rows if r["kind"] != IDLE_KIND})
+    boots = sorted({r["run"] for r in rows})
     bases = {}
     if len(boots) > 1 and idle_rows:
         for b in boots:
@@ -510,7 +510,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
             g = groups[(r["policy"], r["load"], lab)]
             g["fct"][key].append(r["fct"])
             g["slowdown"][key].append(r["fct"] / ideal)
-        b = bases.get(r["run"], base) if bases else base
+        b = bases.get(r["run"], base)
         alone = b(r["size"], r["nth"], r.get("rtt"), r.get("clock", "client")) if b else None
         if alone is not None:
             xb, d = size_bin(r["size"], excess_edges), r["fct"] - alone
@@ -591,12 +591,7 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                 a, b = xcache[(p, ld, lab)], xcache[(ref, ld, lab)]
                 e = {"policy": p, "ref": ref, "load": ld, "bin": lab}
                 for st in ("mean", "p50", "p99"):
-                    x, y = a.stat(st), b.stat(st)
-                    # A ratio of delays only where both are delays: on
-                    # kept-alive connections a loaded one can beat the idle
-                    # baseline's, whose window restarts after idle, and a
-                    # negative "ratio" would pass any bound.
-                    e[st + "_ratio"] = x / y if y and y > 0 and x >= 0 else None
+                    e[st + "_ratio"] = _delay_ratio(a.stat(st), b.stat(st))
                     e["paired"], e[st + "_ratio_ci"] = (
                         bootstrap_ratio(a, b, st, boot, _rng(seed, "xratio", p, ld, lab, st))
                         if e[st + "_ratio"] is not None else (a.keys == b.keys, None))

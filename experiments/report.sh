@@ -102,15 +102,14 @@ report_boots() {
 		-e 's|^|experiments/results/|' "$dir/boots.txt")
 	[ "${#members[@]}" -ge 2 ] || { echo "report: $dir/boots.txt: name two folders or more" >&2; return 1; }
 	rtt=$(python3 -c 'import json, sys
-rt = [json.load(open(d + "/meta.json"))["params"].get("rtt_idle_s", 0) for d in sys.argv[1:]]
-def cfg(d):
-    # What makes boots one configuration: the parameters but the measured
-    # idle round trip, the kernel, and the packages of the testbed (the
-    # QEMU version among them: a folder that names none ran under 7.2).
-    m = json.load(open(d + "/meta.json"))
-    return dict({k: v for k, v in m["params"].items() if k != "rtt_idle_s"},
-                kernel=m["machine"]["kernel"], packages=m.get("packages", {}))
-if any(cfg(d) != cfg(sys.argv[1]) for d in sys.argv[2:]):
+metas = [json.load(open(d + "/meta.json")) for d in sys.argv[1:]]
+rt = [m["params"].get("rtt_idle_s", 0) for m in metas]
+# What makes boots one configuration: the parameters but the measured idle
+# round trip, the kernel, and the packages of the testbed (the QEMU
+# version among them: a folder that names none ran under 7.2).
+cfg = [dict({k: v for k, v in m["params"].items() if k != "rtt_idle_s"},
+            kernel=m["machine"]["kernel"], packages=m.get("packages", {})) for m in metas]
+if any(c != cfg[0] for c in cfg[1:]):
     sys.exit("report: %s: not one configuration (their parameters, kernel or packages differ)"
              % " ".join(sys.argv[1:]))
 print(round(sum(rt) / len(rt), 6))' "${members[@]}") || return 1

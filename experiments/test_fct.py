@@ -538,7 +538,7 @@ def test_pooled_boots_own_baselines_strata_and_disagreement():
     keys = [("b1", k) for k in range(4)] + [("b2", k) for k in range(2)]
     rng = random.Random(3)
     for _ in range(50):
-        m = fct._draw(rng, keys)
+        m = fct._draw(rng, fct._strata(keys))
         assert sum(n for k, n in m.items() if k[0] == "b1") == 4
         assert sum(n for k, n in m.items() if k[0] == "b2") == 2
     # Boots that agree: the claim stands.
