@@ -569,6 +569,9 @@ def summarise(rows, prog, rate_bps, rtt, ref="fq_codel", edges=EDGES, boot=2000,
                         e["%s_%s_ratio" % (metric, st)] = x / y if y else None
                         e["paired"], e["%s_%s_ratio_ci" % (metric, st)] = bootstrap_ratio(
                             a, b, st, boot, _rng(seed, "ratio", p, ld, lab, metric, st))
+                        if out["boots"]:
+                            e["%s_%s_ratio_boots" % (metric, st)] = [
+                                _boot_ratio(a, b, st, run) for run in out["boots"]]
                 out["ratios"].append(e)
     xcache = {}
     for p in policies:
@@ -950,17 +953,19 @@ def defaults_targets(s, policies=None):
     bk = {(e["policy"], e["load"]): e for e in s["bulk"]}
 
     def cell(p, ld, src, key, stat, bound, at_most):
-        v = ci = None
+        v = ci = boots = None
         if src == "excess":
             # "small": the < 100 KB group, after the size bins (and before
             # "all" and any round trip's own bins).
             e = xra.get((p, ld, xb[len(s["excess_edges"]) + 1] if key == "small" else xb[key]))
             if e:
                 v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+                boots = e.get(stat + "_ratio_boots")
         elif src == "fct":
             e = ra.get((p, ld, s["bins"][key]))
             if e:
                 v, ci = e[stat + "_ratio"], e[stat + "_ratio_ci"]
+                boots = e.get(stat + "_ratio_boots")
         else:
             mine, theirs = bk.get((p, ld)), bk.get((ref, ld))
             if mine and theirs and src == "goodput" and theirs["goodput_mean"]:
@@ -974,7 +979,7 @@ def defaults_targets(s, policies=None):
             return "-"
         # On the point estimate, as printed (0.50 meets "≤ 0.5").
         ok = round(v, 2) <= bound if at_most else round(v, 2) >= bound
-        return "%s, %s" % (_ratio_cell(v, ci), "met" if ok else "**missed**")
+        return "%s, %s" % (_ratio_cell(v, ci, boots), "met" if ok else "**missed**")
 
     def rows(p):
         for label, src, key, stat, bound, at_most in DEFAULTS_TARGETS:

@@ -534,6 +534,13 @@ def test_pooled_boots_own_baselines_strata_and_disagreement():
                 if ln.startswith("| 0.5 | a | < 10 KB |"))
     assert "0.67 [0.67, 0.67] (boots 0.25, 1.50) boots disagree" in line
     assert "Pooled over 2 boots (b1, b2)" in fct.excess_table(s)
+    # The defaults' targets say the same of the same cell, and give each
+    # boot's FCT ratio too (p99: 50 / 80 ms in boot 1, 110 / 100 in boot 2).
+    t = fct.defaults_targets(s, policies=["a"]).splitlines()
+    small = next(ln for ln in t if ln.startswith("| small ("))
+    assert "0.67 [0.67, 0.67] (boots 0.25, 1.50) boots disagree, **missed**" in small
+    p99 = next(ln for ln in t if ln.startswith("| small: p99"))
+    assert "(boots 0.62, 1.10) boots disagree" in p99
     # Strata: a resample of 4 + 2 rounds keeps 4 of one and 2 of the other.
     keys = [("b1", k) for k in range(4)] + [("b2", k) for k in range(2)]
     rng = random.Random(3)
