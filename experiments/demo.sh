@@ -14,9 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The kernel: Debian 12's 6.1 by default, SRFF_KERNEL_SERIES=6.12 Debian 13's.
 . scripts/kver.sh
-srff_ko_for_kver || { echo "demo: srff.ko did not build for $KVER" >&2; exit 1; }
-[ -x srffctl/srffctl ] || make -s -C srffctl >/dev/null ||
-	{ echo "demo: srffctl did not build (make srffctl)" >&2; exit 1; }
+srff_guest_builds demo || exit 1
 TRIALS=${1:-3}
 SCALE=${2:-1}
 run=experiments/results/ftp-$(date -u +%Y%m%d-%H%M%S)

@@ -27,11 +27,7 @@ fi
 # Debian 13's (srff.ko built for it in tests/out/build-KVER, and the guest
 # given bookworm-backports' tc, which sch_fq's bands need: srff-fq-bands).
 . scripts/kver.sh
-srff_ko_for_kver || { echo "openloop: srff.ko did not build for $KVER" >&2; exit 1; }
-# The guest runs the host's srffctl: built here when this is run on its own
-# (make experiments builds it), not found missing inside the guest.
-[ -x srffctl/srffctl ] || make -s -C srffctl >/dev/null ||
-	{ echo "openloop: srffctl did not build (make srffctl)" >&2; exit 1; }
+srff_guest_builds openloop || exit 1
 dist=${WEB_DIST:-fb_hadoop}
 bn=${WEB_BOTTLENECK:-local}
 run=experiments/results/open-$dist-$bn-$(date -u +%Y%m%d-%H%M%S)

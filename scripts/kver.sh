@@ -54,6 +54,16 @@ srff_ko_for_kver() {
 	export SRFF_KO
 }
 
+# srff_guest_builds WHO: what a guest booting KVER runs from the host, built
+# if missing: its srff.ko (srff_ko_for_kver) and srffctl (make experiments
+# builds it; a script run on its own must not find it missing in the
+# guest). WHO names the caller in the error.
+srff_guest_builds() {
+	srff_ko_for_kver || { echo "$1: srff.ko did not build for $KVER" >&2; return 1; }
+	[ -x srffctl/srffctl ] || make -s -C srffctl >/dev/null ||
+		{ echo "$1: srffctl did not build (make srffctl)" >&2; return 1; }
+}
+
 # A tc that can set sch_fq's bands (iproute2 6.7+, bookworm-backports'),
 # which scripts/deps.sh unpacks and never installs: setup_fq_bands and the
 # experiments' srff-fq-bands use it in the guest.
