@@ -238,7 +238,7 @@ cat > "$OUT/params.json" <<EOF
 }
 EOF
 python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" \
-	--pkg vsftpd --pkg curl --pkg qemu-system-x86 --params "$OUT/params.json" --seed warmup="$SEED" \
+	--pkg vsftpd --pkg curl --params "$OUT/params.json" --seed warmup="$SEED" \
 	--seed order="$SEED" --set burn_in="$BURNIN" >/dev/null
 
 . "$TOP/experiments/capture.sh"

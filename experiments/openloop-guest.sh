@@ -732,7 +732,7 @@ rtt_idle=$(ip netns exec "$CLI" ping -n -q -c 5 -i 0.2 10.92.1.1 |
 	sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p')
 rtt_idle=$(python3 -c 'import sys; print("%.6f" % (float(sys.argv[1]) / 1000))' "${rtt_idle:-0}")
 say "idle RTT ${rtt_idle}s (netem $RTT on the client's egress)"
-python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" --pkg nginx-light --pkg qemu-system-x86 \
+python3 experiments/runmeta.py "$OUT/meta.json" --ko "${SRFF_KO:-srff_nf/srff.ko}" --pkg nginx-light \
 	--set experiment=openloop --set rate="$RATE" --set rounds="$ROUNDS" \
 	--set seconds="$SECONDS_PER" --set dist="$DIST" --set scale="$SCALE" \
 	--set warmup_dist="$WARMUP_DIST" --set warmup_scale="$WARMUP_SCALE" \

@@ -10,9 +10,9 @@ with a dirty flag and the modified files (tracked ones: an untracked
 results folder does not make a run dirty), the sha256 and size of the
 module that was loaded (--ko), the kernel (uname), the machine's CPUs and
 memory and whether it is a VM, the Python version, Debian package
-versions (--pkg nginx-light; the guest scripts name qemu-system-x86 too:
-virtme-ng's guest runs on the host's root, so its dpkg knows which QEMU
-emulated it, and timings depend on it), every parameter (--params, a JSON object,
+versions (--pkg nginx-light, and always qemu-system-x86: virtme-ng's
+guest runs on the host's root, so its dpkg knows which QEMU emulated it,
+and timings depend on it), every parameter (--params, a JSON object,
 then --set KEY=VALUE, VALUE read as JSON when it parses: 3, 0.5, "x",
 [1,2]) and the seeds (--seed NAME=N). A guest script calls it once per run:
 
@@ -32,6 +32,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# What every run records, asked for or not: the emulator times everything.
+ALWAYS = ("qemu-system-x86",)
 
 
 def _run(cmd, cwd=None):
@@ -129,7 +131,7 @@ def collect(repo=None, ko=None, params=None, seeds=None, pkgs=()):
         "git": git_state(repo or os.path.dirname(HERE)),
         "srff_ko": file_hash(ko) if ko else None,
         "machine": machine(),
-        "packages": {p: pkg_version(p) for p in pkgs},
+        "packages": {p: pkg_version(p) for p in list(pkgs) + [p for p in ALWAYS if p not in pkgs]},
         "params": params or {},
         "seeds": seeds or {},
         "argv": sys.argv,
