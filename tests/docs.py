@@ -371,7 +371,7 @@ check("every setup named in README.md, docs/, packaging/ and srff-check's advice
 
 # Each row of README's results table names the committed files its figures
 # come from and the policies it quotes (<!-- from: PATH ... rows: NAME,... -->);
-# every decimal in the row but a size (5.8 MB) must be a number of those
+# every decimal in the row but a size (5.8 MB) or QEMU's version must be a number of those
 # files' table lines whose policy cell is one of NAMEs, so a figure cannot
 # outlive the data, be typed wrong, or be another policy's. A row without
 # its sources fails.
@@ -398,7 +398,7 @@ for row in rows:
             if {c.strip() for c in line.split("|")} & names:
                 nums |= set(re.findall(r"\d+\.\d+", line))
     text = row[:src.start()]
-    figs = re.findall(r"(\d+\.\d+)(?!\d)(?!\s*(?:[KMG]i?B|%))", text)
+    figs = re.findall(r"(?<!QEMU )(?<![\d.])(\d+\.\d+)(?!\d)(?!\s*(?:[KMG]i?B|%))", text)
     wrong = [f for f in figs if f not in nums]
     check(f"README results row \"{name}\": its {len(figs)} figures are its sources' ({' '.join(paths)})",
           bool(names) and not missing and figs and not wrong,
