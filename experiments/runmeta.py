@@ -131,7 +131,7 @@ def collect(repo=None, ko=None, params=None, seeds=None, pkgs=()):
         "git": git_state(repo or os.path.dirname(HERE)),
         "srff_ko": file_hash(ko) if ko else None,
         "machine": machine(),
-        "packages": {p: pkg_version(p) for p in list(pkgs) + [p for p in ALWAYS if p not in pkgs]},
+        "packages": {p: pkg_version(p) for p in dict.fromkeys((*pkgs, *ALWAYS))},
         "params": params or {},
         "seeds": seeds or {},
         "argv": sys.argv,
