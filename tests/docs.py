@@ -371,10 +371,10 @@ check("every setup named in README.md, docs/, packaging/ and srff-check's advice
 
 # Each row of README's results table names the committed files its figures
 # come from and the policies it quotes (<!-- from: PATH ... rows: NAME,... -->);
-# every decimal in the row but a size (5.8 MB) or QEMU's version must be a number of those
-# files' table lines whose policy cell is one of NAMEs, so a figure cannot
-# outlive the data, be typed wrong, or be another policy's. A row without
-# its sources fails.
+# every decimal in the row but a size (5.8 MB) or QEMU's version (nor the
+# tail of one, 10.0.2's 0.2) must be a number of those files' table lines
+# whose policy cell is one of NAMEs, so a figure cannot outlive the data, be
+# typed wrong, or be another policy's. A row without its sources fails.
 readme = read("README.md")
 m = re.search(r"^## What it does, measured\n(.*?)(?=^## )", readme, re.S | re.M)
 rows = [l for l in (m.group(1) if m else "").splitlines()
